@@ -1,0 +1,73 @@
+# segdiff — every entry point a user or CI needs. Targets call `go` directly or
+# the segdiff CLI (cmd/segdiff); nothing here downloads anything but Go modules.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+SEGDIFF := $(GO) run ./cmd/segdiff
+
+# Pinned tools, fetched through the Go module proxy on first use.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
+# Kurtosis devnet inputs (see network-params/ and kurtosis/README.md).
+PARAMS ?= network-params/segmented.yaml
+ENCLAVE ?= segdiff
+
+FUZZTIME ?= 60s
+
+.PHONY: all test race e2e e2e-slow bench fuzz lint sim params-check \
+	devnet-up devnet-down devnet-status patches-check help
+
+all: lint test
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+
+test: ## unit, Starlark, SDK-fake and suite unit tests (seconds to minutes)
+	$(GO) test -count=1 ./...
+
+race: ## the unit tests under the race detector
+	$(GO) test -race -count=1 ./...
+
+e2e: ## the Gherkin suite against the embedded devnet (default, <= 3 min on 2 cores)
+	SEGDIFF_E2E=1 $(GO) test -count=1 -timeout 30m -run '^TestFeatures$$' . $(if $(TAGS),-godog.tags='$(TAGS)')
+
+e2e-slow: ## the @slow scenarios (500-node embedded networks)
+	SEGDIFF_E2E=1 $(GO) test -count=1 -timeout 120m -run '^TestFeatures$$' . -godog.tags='@slow'
+
+bench: ## benchmarks: wire format, metrics parsing, embedded devnet
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: ## every fuzz target for FUZZTIME (default 60s) each
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck
+	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	@if [ -d .github/workflows ]; then $(GO) run $(ACTIONLINT) -shellcheck= .github/workflows/*.yml; fi
+	@command -v shellcheck >/dev/null || { echo "shellcheck missing: apt-get install -y shellcheck"; exit 1; }
+	shellcheck .ci/run $$(git ls-files -co --exclude-standard '*.sh')
+
+sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented')
+	$(SEGDIFF) sim $(ARGS)
+
+params-check: ## check every network-params file against the pinned ethereum-package
+	$(SEGDIFF) params check network-params/*.yaml
+
+devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=...)
+	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE)
+
+devnet-down: ## destroy the Kurtosis devnet
+	$(SEGDIFF) devnet down --enclave $(ENCLAVE)
+
+devnet-status: ## show the Kurtosis devnet's services and endpoints
+	$(SEGDIFF) devnet status --enclave $(ENCLAVE)
+
+patches-check: ## check every client patch is well-formed (and applies, given sources)
+	$(SEGDIFF) patches check

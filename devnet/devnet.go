@@ -1,0 +1,123 @@
+// Package devnet is the one interface the suite talks to. A backend (the
+// embedded simulated devnet, or a Kurtosis enclave) describes its nodes, its
+// slot timing and where PTC votes come from; everything else the suite reads
+// over HTTP through the metrics contract (package metrics) and the beacon API.
+//
+// Steps and assertions depend only on this package, never on a backend, so the
+// same features run unchanged against either.
+package devnet
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Role is what a node does in the devnet. A node may hold several roles.
+type Role string
+
+// Roles known to the suite.
+const (
+	RoleBuilder  Role = "builder"  // reveals execution payloads
+	RoleProposer Role = "proposer" // publishes beacon blocks
+	RoleNode     Role = "node"     // a beacon node that only relays and attests
+)
+
+// LinkClass names a node's access link. Reports group nodes by it.
+type LinkClass string
+
+// Link classes shared by both backends; "custom" carries its rates in the
+// backend's own configuration.
+const (
+	LinkHome       LinkClass = "home"       // 50 Mbps up / 100 Mbps down
+	LinkDatacenter LinkClass = "datacenter" // 1 Gbps symmetric
+	LinkCustom     LinkClass = "custom"
+)
+
+// Node is one beacon node of the devnet as the suite sees it.
+type Node struct {
+	// ID is stable for the life of the devnet and unique within it; it is the
+	// name reports and failure messages use.
+	ID string `json:"id"`
+	// Roles this node holds; never empty.
+	Roles []Role `json:"roles"`
+	// LinkClass of the node's access link.
+	LinkClass LinkClass `json:"link_class"`
+	// Region is the latency region the node is placed in ("" when unknown).
+	Region string `json:"region,omitempty"`
+	// MetricsURL is the node's Prometheus text exposition endpoint
+	// (http://host:port/metrics). Every node has one.
+	MetricsURL string `json:"metrics_url"`
+	// BeaconURL is the node's beacon API base URL; "" when the backend does
+	// not run a beacon API (the embedded devnet).
+	BeaconURL string `json:"beacon_url,omitempty"`
+	// Client names the implementation ("prysm", "embedded", ...).
+	Client string `json:"client,omitempty"`
+}
+
+// HasRole reports whether n holds role r.
+func (n Node) HasRole(r Role) bool {
+	for _, have := range n.Roles {
+		if have == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Timing is the devnet's slot clock.
+type Timing struct {
+	Genesis      time.Time     `json:"genesis"`
+	SlotDuration time.Duration `json:"slot_duration"`
+	// PayloadDueBPS is the payload deadline in basis points of the slot
+	// (PAYLOAD_DUE_BPS; 5000 in the consensus specs since July 2026).
+	PayloadDueBPS uint64 `json:"payload_due_bps"`
+}
+
+// SlotStart returns the wall-clock (or virtual-clock) start of slot.
+func (t Timing) SlotStart(slot uint64) time.Time {
+	return t.Genesis.Add(time.Duration(slot) * t.SlotDuration)
+}
+
+// PayloadDeadline returns when the payload of slot is due for the PTC vote.
+func (t Timing) PayloadDeadline(slot uint64) time.Time {
+	return t.SlotStart(slot).Add(t.SlotDuration * time.Duration(t.PayloadDueBPS) / 10000)
+}
+
+// PTCVotes is the payload-timeliness committee's verdict on one slot's payload.
+type PTCVotes struct {
+	Slot uint64 `json:"slot"`
+	// Size is the committee size (PTC_SIZE: 512 on mainnet presets).
+	Size int `json:"size"`
+	// PayloadPresent counts committee positions that voted payload_present
+	// (duplicated members count once per position, as fork choice does).
+	PayloadPresent int `json:"payload_present"`
+	// Source says where the count came from ("embedded", "chain:<block root>").
+	Source string `json:"source"`
+}
+
+// Timely reports whether the payload counts as timely: more than half of the
+// committee voted payload_present.
+func (v PTCVotes) Timely() bool { return v.PayloadPresent > v.Size/2 }
+
+// ErrNoVotes is returned by PTC when no payload attestation for the slot was
+// found (no block at slot+1, or it carries none).
+var ErrNoVotes = errors.New("no payload attestations for slot")
+
+// Devnet is a running devnet. Implementations are safe for concurrent use.
+type Devnet interface {
+	// Backend names the implementation ("embedded", "kurtosis").
+	Backend() string
+	// Nodes lists every node, sorted by ID.
+	Nodes(ctx context.Context) ([]Node, error)
+	// Timing returns the slot clock.
+	Timing(ctx context.Context) (Timing, error)
+	// PTC returns the payload_present votes for slot's payload.
+	PTC(ctx context.Context, slot uint64) (PTCVotes, error)
+	// PrometheusURL returns the base URL of a Prometheus that scrapes every
+	// node, or "" when there is none and the suite must scrape directly.
+	PrometheusURL() string
+	// Close releases what the handle holds. For backends that started the
+	// devnet it stops it; for attached ones (Kurtosis) it only detaches.
+	Close() error
+}
