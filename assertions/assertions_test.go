@@ -1,0 +1,291 @@
+package assertions_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/devnet"
+)
+
+type S = assertions.Series
+
+// net builds a network: builder "b0" revealing slots 10..13 at 100+slot
+// seconds with a 1000-byte compressed payload, and receivers r1 (home),
+// r2 (datacenter) completing delay[node] seconds after the reveal.
+func testNet(mut func(map[string]map[S]map[uint64]float64)) assertions.Network {
+	series := map[string]map[S]map[uint64]float64{"b0": {}, "r1": {}, "r2": {}}
+	delay := map[string]float64{"r1": 0.5, "r2": 0.25}
+	for slot := uint64(10); slot < 14; slot++ {
+		at := 100 + float64(slot)
+		set := func(node string, s S, v float64) {
+			if series[node][s] == nil {
+				series[node][s] = map[uint64]float64{}
+			}
+			series[node][s][slot] = v
+		}
+		set("b0", assertions.SeriesReveal, at)
+		set("b0", assertions.SeriesPayloadSize, 1000)
+		for _, node := range []string{"b0", "r1", "r2"} {
+			set(node, assertions.SeriesBlockArrival, at-1)
+			set(node, assertions.SeriesBlockInstalled, at-1+0.01*float64(len(node)+int(slot-10)))
+		}
+		for _, r := range []string{"r1", "r2"} {
+			set(r, assertions.SeriesCompleted, at+delay[r]*float64(slot-9))
+			set(r, assertions.SeriesDataBytes, 1500)
+			set(r, assertions.SeriesControlBytes, 100*float64(slot-9))
+		}
+	}
+	if mut != nil {
+		mut(series)
+	}
+	return assertions.Network{Nodes: []assertions.Node{
+		{ID: "b0", Link: "datacenter", Builder: true, Slots: series["b0"]},
+		{ID: "r2", Link: "datacenter", Slots: series["r2"]},
+		{ID: "r1", Link: "home", Slots: series["r1"]},
+	}}
+}
+
+func TestQuantile(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []float64
+		q      float64
+		want   float64
+	}{
+		{name: "median odd", values: []float64{3, 1, 2}, q: 0.5, want: 2},
+		{name: "median even takes lower", values: []float64{4, 1, 3, 2}, q: 0.5, want: 2},
+		{name: "p0 is min", values: []float64{5, 7, 6}, q: 0, want: 5},
+		{name: "p100 is max", values: []float64{5, 7, 6}, q: 1, want: 7},
+		{name: "p90 of ten", values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, q: 0.9, want: 9},
+		{name: "p91 of ten rounds up", values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, q: 0.91, want: 10},
+		{name: "single", values: []float64{42}, q: 0.5, want: 42},
+		{name: "empty", values: nil, q: 0.5, want: math.NaN()},
+		{name: "q out of range", values: []float64{1}, q: 1.5, want: math.NaN()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := assertions.Quantile(tc.values, tc.q)
+			if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+				t.Fatalf("Quantile(%v, %v) = %v, want %v", tc.values, tc.q, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWarmSlots(t *testing.T) {
+	tests := []struct {
+		name    string
+		net     assertions.Network
+		want    []uint64
+		wantErr string
+	}{
+		{name: "drops first reveal", net: testNet(nil), want: []uint64{11, 12, 13}},
+		{name: "no nodes", net: assertions.Network{}, wantErr: "no nodes"},
+		{name: "no builder", net: assertions.Network{Nodes: []assertions.Node{{ID: "r1"}}}, wantErr: "no node holds the builder role"},
+		{name: "one reveal is all cold", net: testNet(func(m map[string]map[S]map[uint64]float64) {
+			m["b0"][assertions.SeriesReveal] = map[uint64]float64{10: 1}
+		}), wantErr: "payload_diffusion_reveal_timestamp_seconds holds 1 slots"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := assertions.WarmSlots(tc.net)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr == "" && !equalSlots(got, tc.want) {
+				t.Fatalf("WarmSlots = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExtraction(t *testing.T) {
+	warm := []uint64{11, 12, 13}
+	tests := []struct {
+		name    string
+		extract func(assertions.Network, []uint64) ([]assertions.Sample, error)
+		net     assertions.Network
+		slots   []uint64
+		wantN   int
+		wantMax float64
+		wantErr string
+	}{
+		{name: "completion", extract: assertions.Completion, net: testNet(nil), slots: warm, wantN: 6, wantMax: 2.0},
+		{name: "copies", extract: assertions.Copies, net: testNet(nil), slots: warm, wantN: 6, wantMax: 1.9},
+		{name: "install delay includes builder", extract: assertions.InstallDelay, net: testNet(nil), slots: warm, wantN: 9, wantMax: 0.05},
+		{name: "no slots", extract: assertions.Completion, net: testNet(nil), slots: nil, wantErr: "no slots selected"},
+		{name: "only builders", extract: assertions.Completion, net: assertions.Network{Nodes: []assertions.Node{{ID: "b0", Builder: true}}}, slots: warm, wantErr: "no receiving"},
+		{name: "node lacks completed series", extract: assertions.Completion, slots: warm,
+			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r2"], assertions.SeriesCompleted) }),
+			wantErr: "node r2: series payload_diffusion_completed_timestamp_seconds missing (wanted slot 11)"},
+		{name: "node lacks one slot", extract: assertions.Completion, slots: warm,
+			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"][assertions.SeriesCompleted], 12) }),
+			wantErr: "node r1: series payload_diffusion_completed_timestamp_seconds has no value for slot 12"},
+		{name: "builder lacks payload size", extract: assertions.Copies, slots: warm,
+			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["b0"][assertions.SeriesPayloadSize], 13) }),
+			wantErr: `node b0: series payload_diffusion_payload_size_bytes{encoding="compressed"} has no value for slot 13`},
+		{name: "control bytes missing", extract: assertions.Copies, slots: warm,
+			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"], assertions.SeriesControlBytes) }),
+			wantErr: `node r1: series payload_diffusion_received_bytes{kind="control"} missing`},
+		{name: "install arrival missing", extract: assertions.InstallDelay, slots: warm,
+			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["b0"], assertions.SeriesBlockArrival) }),
+			wantErr: "node b0: series payload_diffusion_block_arrival_timestamp_seconds missing"},
+		{name: "slot without reveal", extract: assertions.Completion, slots: []uint64{99}, net: testNet(nil),
+			wantErr: "series payload_diffusion_reveal_timestamp_seconds has no value for slot 99"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.extract(tc.net, tc.slots)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr != "" {
+				return
+			}
+			if len(got) != tc.wantN {
+				t.Fatalf("got %d samples, want %d: %+v", len(got), tc.wantN, got)
+			}
+			var max float64
+			for _, s := range got {
+				max = math.Max(max, s.Value)
+			}
+			if math.Abs(max-tc.wantMax) > 1e-9 {
+				t.Fatalf("max sample = %v, want %v", max, tc.wantMax)
+			}
+		})
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	samples, err := assertions.Completion(testNet(nil), []uint64{11, 12, 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r1: 1.0, 1.5, 2.0; r2: 0.5, 0.75, 1.0 → sorted 0.5 .75 1 1 1.5 2; nearest-rank median = 3rd = 1
+	tests := []struct {
+		name         string
+		verdict      assertions.Verdict
+		wantPass     bool
+		wantMeasured float64
+		wantWorst    string // first offender node
+		wantText     []string
+	}{
+		{name: "all within 3s", verdict: assertions.AllAtMost("completion", assertions.UnitSeconds, samples, 3), wantPass: true, wantMeasured: 2, wantWorst: "r1"},
+		{name: "all within 1.5s fails", verdict: assertions.AllAtMost("completion", assertions.UnitSeconds, samples, 1.5), wantMeasured: 2, wantWorst: "r1",
+			wantText: []string{"completion = 2s, budget <= 1.5s: FAILED", "worst: r1 (home) 2s at slot 13, r2 (datacenter) 1s at slot 13"}},
+		{name: "median within 1s", verdict: assertions.QuantileAtMost("median", assertions.UnitSeconds, samples, 0.5, 1), wantPass: true, wantMeasured: 1},
+		{name: "median over 10ms", verdict: assertions.QuantileAtMost("median", assertions.UnitSeconds, samples, 0.5, 0.01), wantMeasured: 1,
+			wantText: []string{"median = 1s, budget <= 10ms: FAILED", "r1 (home) 2s"}},
+		{name: "share within 1s", verdict: assertions.ShareAtLeast("share", samples, 1, 0.6), wantPass: true, wantMeasured: 4.0 / 6},
+		{name: "share within 1s at 90%", verdict: assertions.ShareAtLeast("share", samples, 1, 0.9), wantMeasured: 4.0 / 6, wantText: []string{"share = 66.7%, budget >= 90.0%"}},
+		{name: "no samples fails", verdict: assertions.AllAtMost("completion", assertions.UnitSeconds, nil, 3), wantText: []string{"no samples"}},
+		{name: "speedup", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 4), samples, 0.5, 3), wantPass: true, wantMeasured: 4},
+		{name: "speedup too small", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 2), samples, 0.5, 3), wantMeasured: 2, wantText: []string{"speedup = 2.00x, budget >= 3.00x: FAILED"}},
+		{name: "speedup empty", verdict: assertions.SpeedupAtLeast("speedup", nil, samples, 0.5, 3), wantText: []string{"no samples"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.verdict
+			if v.Pass != tc.wantPass {
+				t.Fatalf("Pass = %v, want %v: %s", v.Pass, tc.wantPass, v)
+			}
+			if (v.Err() == nil) != tc.wantPass {
+				t.Fatalf("Err() = %v with Pass %v", v.Err(), v.Pass)
+			}
+			if math.Abs(v.Measured-tc.wantMeasured) > 1e-9 {
+				t.Fatalf("Measured = %v, want %v", v.Measured, tc.wantMeasured)
+			}
+			if tc.wantWorst != "" && (len(v.Worst) == 0 || v.Worst[0].Node != tc.wantWorst) {
+				t.Fatalf("Worst = %+v, want first %s", v.Worst, tc.wantWorst)
+			}
+			for _, w := range tc.wantText {
+				if !strings.Contains(v.String(), w) {
+					t.Fatalf("verdict %q lacks %q", v.String(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestPTCTimely(t *testing.T) {
+	vote := func(slot uint64, present int) devnet.PTCVotes {
+		return devnet.PTCVotes{Slot: slot, Size: 512, PayloadPresent: present, Source: "test"}
+	}
+	tests := []struct {
+		name         string
+		slots        []uint64
+		votes        map[uint64]devnet.PTCVotes
+		wantPass     bool
+		wantMeasured float64
+		wantText     string
+	}{
+		{name: "all timely", slots: []uint64{1, 2}, votes: map[uint64]devnet.PTCVotes{1: vote(1, 400), 2: vote(2, 257)}, wantPass: true, wantMeasured: 257},
+		{name: "exactly half is not timely", slots: []uint64{1, 2}, votes: map[uint64]devnet.PTCVotes{1: vote(1, 400), 2: vote(2, 256)},
+			wantMeasured: 256, wantText: "= 256 votes, budget > 256 votes: FAILED"},
+		{name: "missing slot", slots: []uint64{1, 3}, votes: map[uint64]devnet.PTCVotes{1: vote(1, 400)}, wantText: "no PTC votes for slots 3"},
+		{name: "no slots", slots: nil, wantText: "no samples"},
+		{name: "zero committee", slots: []uint64{1}, votes: map[uint64]devnet.PTCVotes{1: {Slot: 1}}, wantText: "committee size 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := assertions.PTCTimely(tc.slots, tc.votes)
+			if v.Pass != tc.wantPass || v.Measured != tc.wantMeasured {
+				t.Fatalf("got pass=%v measured=%v, want %v %v: %s", v.Pass, v.Measured, tc.wantPass, tc.wantMeasured, v)
+			}
+			if !strings.Contains(v.String(), tc.wantText) {
+				t.Fatalf("verdict %q lacks %q", v.String(), tc.wantText)
+			}
+		})
+	}
+}
+
+func TestUnitFormat(t *testing.T) {
+	tests := []struct {
+		u    assertions.Unit
+		v    float64
+		want string
+	}{
+		{assertions.UnitSeconds, 0.73, "730ms"},
+		{assertions.UnitSeconds, 4.9, "4.9s"},
+		{assertions.UnitCopies, 1.4, "1.40 copies"},
+		{assertions.UnitShare, 0.955, "95.5%"},
+		{assertions.UnitRatio, 6.7123, "6.71x"},
+		{assertions.UnitVotes, 257, "257 votes"},
+	}
+	for _, tc := range tests {
+		if got := tc.u.Format(tc.v); got != tc.want {
+			t.Errorf("%s.Format(%v) = %q, want %q", tc.u, tc.v, got, tc.want)
+		}
+	}
+}
+
+func scale(in []assertions.Sample, f float64) []assertions.Sample {
+	out := append([]assertions.Sample(nil), in...)
+	for i := range out {
+		out[i].Value *= f
+	}
+	return out
+}
+
+func equalSlots(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func checkErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error = %v, want it to contain %q", err, want)
+	}
+}

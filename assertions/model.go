@@ -1,0 +1,155 @@
+package assertions
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Series names one per-slot series of the metrics contract. Series with a
+// distinguishing label carry it in braces, as Prometheus prints them.
+type Series string
+
+// Per-slot series the assertions read.
+const (
+	SeriesReveal         Series = "payload_diffusion_reveal_timestamp_seconds"
+	SeriesPayloadRaw     Series = `payload_diffusion_payload_size_bytes{encoding="raw"}`
+	SeriesPayloadSize    Series = `payload_diffusion_payload_size_bytes{encoding="compressed"}`
+	SeriesSegments       Series = "payload_diffusion_payload_segments"
+	SeriesBlockArrival   Series = "payload_diffusion_block_arrival_timestamp_seconds"
+	SeriesBlockInstalled Series = "payload_diffusion_block_installed_timestamp_seconds"
+	SeriesFirstArrival   Series = "payload_diffusion_first_arrival_timestamp_seconds"
+	SeriesCompleted      Series = "payload_diffusion_completed_timestamp_seconds"
+	SeriesDataBytes      Series = `payload_diffusion_received_bytes{kind="data"}`
+	SeriesControlBytes   Series = `payload_diffusion_received_bytes{kind="control"}`
+	SeriesSegmentsRecv   Series = "payload_diffusion_segments_received"
+	SeriesDuplicateRecv  Series = "payload_diffusion_duplicate_segments"
+)
+
+const (
+	maxListedMissing = 8 // missing readings named in one error
+	maxWorst         = 5 // offenders a verdict keeps
+)
+
+// Node is one node's per-slot readings.
+type Node struct {
+	// ID names the node in verdicts (devnet.Node.ID).
+	ID string
+	// Link is the node's link class ("home", "datacenter", ...).
+	Link string
+	// Builder marks a node that reveals payloads; builders are not receivers.
+	Builder bool
+	// Slots maps a series to its value per slot. A series absent from the
+	// map, or a slot absent from a series, is a missing reading.
+	Slots map[Series]map[uint64]float64
+}
+
+// Value returns n's reading of s at slot, or a *MissingError.
+func (n Node) Value(s Series, slot uint64) (float64, error) {
+	bySlot, ok := n.Slots[s]
+	if !ok {
+		return 0, &MissingError{Node: n.ID, Series: s, Slot: slot, NoSeries: true}
+	}
+	v, ok := bySlot[slot]
+	if !ok {
+		return 0, &MissingError{Node: n.ID, Series: s, Slot: slot}
+	}
+	return v, nil
+}
+
+// Network is every node's readings from one devnet.
+type Network struct {
+	Nodes []Node
+}
+
+// Reveal is a builder's publication of one slot's payload.
+type Reveal struct {
+	Slot    uint64
+	Builder string  // node id of the builder that revealed it
+	At      float64 // Unix seconds
+}
+
+// Reveals returns every slot's reveal, read from the builders' reveal series.
+// When two builders report the same slot the earlier reveal wins, as the
+// payload existed from then on.
+func (n Network) Reveals() map[uint64]Reveal {
+	out := map[uint64]Reveal{}
+	for _, node := range n.Nodes {
+		if !node.Builder {
+			continue
+		}
+		for slot, at := range node.Slots[SeriesReveal] {
+			if r, ok := out[slot]; ok && r.At <= at {
+				continue
+			}
+			out[slot] = Reveal{Slot: slot, Builder: node.ID, At: at}
+		}
+	}
+	return out
+}
+
+// Receivers returns the nodes that do not build, sorted by id.
+func (n Network) Receivers() []Node {
+	var out []Node
+	for _, node := range n.Nodes {
+		if !node.Builder {
+			out = append(out, node)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (n Network) node(id string) (Node, bool) {
+	for _, node := range n.Nodes {
+		if node.ID == id {
+			return node, true
+		}
+	}
+	return Node{}, false
+}
+
+// MissingError is a reading the contract requires but the node did not
+// export.
+type MissingError struct {
+	Node   string
+	Series Series
+	Slot   uint64
+	// NoSeries is set when the node exports no value of the series at all.
+	NoSeries bool
+}
+
+func (e *MissingError) Error() string {
+	if e.NoSeries {
+		return fmt.Sprintf("node %s: series %s missing (wanted slot %d)", e.Node, e.Series, e.Slot)
+	}
+	return fmt.Sprintf("node %s: series %s has no value for slot %d", e.Node, e.Series, e.Slot)
+}
+
+// MissingReadings lists every missing reading of one extraction.
+type MissingReadings struct {
+	What    string // what was being computed
+	Missing []MissingError
+}
+
+func (e *MissingReadings) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d missing readings", e.What, len(e.Missing))
+	for i, m := range e.Missing {
+		if i == maxListedMissing {
+			fmt.Fprintf(&b, "; and %d more", len(e.Missing)-i)
+			break
+		}
+		b.WriteString("; ")
+		b.WriteString(m.Error())
+	}
+	return b.String()
+}
+
+// Sample is one node's measurement for one slot.
+type Sample struct {
+	Node  string  `json:"node"`
+	Link  string  `json:"link"`
+	Slot  uint64  `json:"slot"`
+	Value float64 `json:"value"`
+}

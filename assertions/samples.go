@@ -1,0 +1,179 @@
+package assertions
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// ErrNoBuilder is returned when no node holds the builder role, so no reveal
+// can anchor a measurement.
+var ErrNoBuilder = errors.New("no node holds the builder role")
+
+// ErrNoReceivers is returned when every node is a builder.
+var ErrNoReceivers = errors.New("no receiving (non-builder) nodes")
+
+// WarmSlots returns the slots with a builder reveal except the first, sorted
+// ascending. Fewer than one warm slot is an error naming the reveal series.
+func WarmSlots(n Network) ([]uint64, error) {
+	if len(n.Nodes) == 0 {
+		return nil, errors.New("select warm slots: network has no nodes")
+	}
+	hasBuilder := false
+	for _, node := range n.Nodes {
+		hasBuilder = hasBuilder || node.Builder
+	}
+	if !hasBuilder {
+		return nil, fmt.Errorf("select warm slots: %w", ErrNoBuilder)
+	}
+	reveals := n.Reveals()
+	slots := make([]uint64, 0, len(reveals))
+	for s := range reveals {
+		slots = append(slots, s)
+	}
+	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
+	if len(slots) < 2 {
+		return nil, fmt.Errorf("select warm slots: series %s holds %d slots, need at least 2 (the first is cold)", SeriesReveal, len(slots))
+	}
+	return slots[1:], nil
+}
+
+// Completion returns, for every receiving node and slot, the node's
+// completion time minus the builder's reveal of that slot, in seconds.
+func Completion(n Network, slots []uint64) ([]Sample, error) {
+	return fromReveal(n, slots, SeriesCompleted, "completion from reveal")
+}
+
+// FirstArrival returns, for every receiving node and slot, the first
+// segment's (or whole message's) arrival minus the reveal, in seconds.
+func FirstArrival(n Network, slots []uint64) ([]Sample, error) {
+	return fromReveal(n, slots, SeriesFirstArrival, "first arrival from reveal")
+}
+
+func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, error) {
+	receivers, err := checkInputs(n, slots, what)
+	if err != nil {
+		return nil, err
+	}
+	reveals := n.Reveals()
+	miss := &MissingReadings{What: what}
+	var out []Sample
+	for _, node := range receivers {
+		for _, slot := range slots {
+			r, ok := reveals[slot]
+			if !ok {
+				miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+				continue
+			}
+			v, err := node.Value(s, slot)
+			if err != nil {
+				miss.Missing = append(miss.Missing, *err.(*MissingError))
+				continue
+			}
+			out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: v - r.At})
+		}
+	}
+	if len(miss.Missing) > 0 {
+		return out, miss
+	}
+	return out, nil
+}
+
+// Copies returns, for every receiving node and slot, the bytes received for
+// the slot's payload (data + control) divided by the payload's compressed
+// size as the builder reported it.
+func Copies(n Network, slots []uint64) ([]Sample, error) {
+	const what = "payload copies received"
+	receivers, err := checkInputs(n, slots, what)
+	if err != nil {
+		return nil, err
+	}
+	reveals := n.Reveals()
+	miss := &MissingReadings{What: what}
+	size := map[uint64]float64{}
+	for _, slot := range slots {
+		r, ok := reveals[slot]
+		if !ok {
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+			continue
+		}
+		b, _ := n.node(r.Builder)
+		v, err := b.Value(SeriesPayloadSize, slot)
+		if err != nil {
+			miss.Missing = append(miss.Missing, *err.(*MissingError))
+			continue
+		}
+		if v <= 0 {
+			return nil, fmt.Errorf("%s: node %s reports %s = %g for slot %d, want > 0", what, b.ID, SeriesPayloadSize, v, slot)
+		}
+		size[slot] = v
+	}
+	var out []Sample
+	for _, node := range receivers {
+		for _, slot := range slots {
+			sz, ok := size[slot]
+			if !ok {
+				continue
+			}
+			var sum float64
+			for _, s := range []Series{SeriesDataBytes, SeriesControlBytes} {
+				v, err := node.Value(s, slot)
+				if err != nil {
+					miss.Missing = append(miss.Missing, *err.(*MissingError))
+					continue
+				}
+				sum += v
+			}
+			out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: sum / sz})
+		}
+	}
+	if len(miss.Missing) > 0 {
+		return out, miss
+	}
+	return out, nil
+}
+
+// InstallDelay returns, for every node (builders included: they install the
+// block too) and slot, block installed minus block arrival, in seconds.
+func InstallDelay(n Network, slots []uint64) ([]Sample, error) {
+	const what = "block install delay"
+	if _, err := checkInputs(n, slots, what); err != nil && !errors.Is(err, ErrNoReceivers) {
+		return nil, err
+	}
+	nodes := append([]Node(nil), n.Nodes...)
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	miss := &MissingReadings{What: what}
+	var out []Sample
+	for _, node := range nodes {
+		for _, slot := range slots {
+			arr, err1 := node.Value(SeriesBlockArrival, slot)
+			inst, err2 := node.Value(SeriesBlockInstalled, slot)
+			for _, err := range []error{err1, err2} {
+				if err != nil {
+					miss.Missing = append(miss.Missing, *err.(*MissingError))
+				}
+			}
+			if err1 == nil && err2 == nil {
+				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: inst - arr})
+			}
+		}
+	}
+	if len(miss.Missing) > 0 {
+		return out, miss
+	}
+	return out, nil
+}
+
+func checkInputs(n Network, slots []uint64, what string) ([]Node, error) {
+	if len(n.Nodes) == 0 {
+		return nil, fmt.Errorf("%s: network has no nodes", what)
+	}
+	if len(slots) == 0 {
+		return nil, fmt.Errorf("%s: no slots selected", what)
+	}
+	r := n.Receivers()
+	if len(r) == 0 {
+		return nil, fmt.Errorf("%s: %w", what, ErrNoReceivers)
+	}
+	return r, nil
+}

@@ -1,0 +1,260 @@
+package assertions
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Unit says how a verdict's values print.
+type Unit string
+
+// Units of verdict values.
+const (
+	UnitSeconds Unit = "s"      // durations; printed like time.Duration
+	UnitCopies  Unit = "copies" // multiples of the compressed payload size
+	UnitVotes   Unit = "votes"  // PTC payload_present votes
+	UnitShare   Unit = "share"  // fraction 0..1, printed as a percentage
+	UnitRatio   Unit = "ratio"  // a speed-up factor, printed as "3.2x"
+)
+
+// Format prints v in unit u.
+func (u Unit) Format(v float64) string {
+	switch u {
+	case UnitSeconds:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Sprint(v)
+		}
+		return time.Duration(math.Round(v * 1e9)).Round(time.Microsecond).String()
+	case UnitCopies:
+		return fmt.Sprintf("%.2f copies", v)
+	case UnitVotes:
+		return fmt.Sprintf("%.0f votes", v)
+	case UnitShare:
+		return fmt.Sprintf("%.1f%%", v*100)
+	case UnitRatio:
+		return fmt.Sprintf("%.2fx", v)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// Op is how the measured value is compared with the budget.
+type Op string
+
+// Comparisons.
+const (
+	OpAtMost  Op = "<="
+	OpAtLeast Op = ">="
+	OpAbove   Op = ">"
+)
+
+func (o Op) holds(measured, budget float64) bool {
+	switch o {
+	case OpAtMost:
+		return measured <= budget
+	case OpAtLeast:
+		return measured >= budget
+	case OpAbove:
+		return measured > budget
+	}
+	return false
+}
+
+// Offender is one node (or, for PTC verdicts, one slot) that contributed
+// the worst values.
+type Offender struct {
+	Node  string  `json:"node,omitempty"`
+	Link  string  `json:"link,omitempty"`
+	Slot  uint64  `json:"slot"`
+	Value float64 `json:"value"`
+}
+
+// Verdict is the outcome of one check.
+type Verdict struct {
+	// Check names what was measured ("median completion from reveal").
+	Check    string  `json:"check"`
+	Unit     Unit    `json:"unit"`
+	Op       Op      `json:"op"`
+	Measured float64 `json:"measured"`
+	Budget   float64 `json:"budget"`
+	Pass     bool    `json:"pass"`
+	// Samples, Nodes and Slots count what the measurement covered.
+	Samples int `json:"samples"`
+	Nodes   int `json:"nodes"`
+	Slots   int `json:"slots"`
+	// Worst lists up to five offenders, worst first (ties by node id, slot).
+	Worst []Offender `json:"worst,omitempty"`
+	// Reason explains a failure that is not a comparison (no samples).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Err is nil when v passed, else an error naming the check, the measured
+// value, the budget and the worst offenders.
+func (v Verdict) Err() error {
+	if v.Pass {
+		return nil
+	}
+	return errors.New(v.String())
+}
+
+// String is a one-line summary: check, measured, budget, verdict, worst.
+func (v Verdict) String() string {
+	var b strings.Builder
+	status := "ok"
+	if !v.Pass {
+		status = "FAILED"
+	}
+	if v.Reason != "" {
+		fmt.Fprintf(&b, "%s: %s (budget %s %s)", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s = %s, budget %s %s: %s (%d samples over %d nodes x %d slots)",
+		v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget), status, v.Samples, v.Nodes, v.Slots)
+	if len(v.Worst) > 0 {
+		b.WriteString("; worst: ")
+		b.WriteString(FormatOffenders(v.Unit, v.Worst))
+	}
+	return b.String()
+}
+
+// FormatOffenders prints offenders as "node (link) value at slot N, ...".
+func FormatOffenders(u Unit, os []Offender) string {
+	parts := make([]string, 0, len(os))
+	for _, o := range os {
+		if o.Node == "" {
+			parts = append(parts, fmt.Sprintf("slot %d %s", o.Slot, u.Format(o.Value)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s at slot %d", o.Node, o.Link, u.Format(o.Value), o.Slot))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Quantile returns the nearest-rank q-quantile of values (0 ≤ q ≤ 1): the
+// value at rank ceil(q·n) of the sorted values, rank 1 for q = 0. It returns
+// NaN for no values or q outside [0, 1]. values is not modified.
+func Quantile(values []float64, q float64) float64 {
+	if len(values) == 0 || q < 0 || q > 1 || math.IsNaN(q) {
+		return math.NaN()
+	}
+	s := append([]float64(nil), values...)
+	sort.Float64s(s)
+	rank := int(math.Ceil(q * float64(len(s))))
+	if rank < 1 {
+		rank = 1
+	}
+	return s[rank-1]
+}
+
+func values(samples []Sample) []float64 {
+	out := make([]float64, len(samples))
+	for i, s := range samples {
+		out[i] = s.Value
+	}
+	return out
+}
+
+func coverage(v *Verdict, samples []Sample) {
+	nodes, slots := map[string]bool{}, map[uint64]bool{}
+	for _, s := range samples {
+		nodes[s.Node], slots[s.Slot] = true, true
+	}
+	v.Samples, v.Nodes, v.Slots = len(samples), len(nodes), len(slots)
+}
+
+// worstNodes keeps each node's worst sample (highest when high is true) and
+// returns up to maxWorst of them, worst first, ties by node id.
+func worstNodes(samples []Sample, high bool) []Offender {
+	best := map[string]Sample{}
+	for _, s := range samples {
+		cur, ok := best[s.Node]
+		if !ok || (high && s.Value > cur.Value) || (!high && s.Value < cur.Value) {
+			best[s.Node] = s
+		}
+	}
+	out := make([]Offender, 0, len(best))
+	for _, s := range best {
+		out = append(out, Offender{Node: s.Node, Link: s.Link, Slot: s.Slot, Value: s.Value})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Value != out[j].Value {
+			return (out[i].Value > out[j].Value) == high
+		}
+		return out[i].Node < out[j].Node
+	})
+	if len(out) > maxWorst {
+		out = out[:maxWorst]
+	}
+	return out
+}
+
+func noSamples(check string, u Unit, op Op, budget float64) Verdict {
+	return Verdict{Check: check, Unit: u, Op: op, Budget: budget, Reason: "no samples (zero nodes or zero slots matched)"}
+}
+
+// AllAtMost checks that every sample is at most budget. Measured is the
+// maximum; Worst holds the nodes with the highest values.
+func AllAtMost(check string, u Unit, samples []Sample, budget float64) Verdict {
+	if len(samples) == 0 {
+		return noSamples(check, u, OpAtMost, budget)
+	}
+	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: Quantile(values(samples), 1)}
+	coverage(&v, samples)
+	v.Pass = OpAtMost.holds(v.Measured, budget)
+	v.Worst = worstNodes(samples, true)
+	return v
+}
+
+// QuantileAtMost checks that the nearest-rank q-quantile of the pooled
+// samples is at most budget. Worst holds the nodes with the highest values.
+func QuantileAtMost(check string, u Unit, samples []Sample, q, budget float64) Verdict {
+	if len(samples) == 0 {
+		return noSamples(check, u, OpAtMost, budget)
+	}
+	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: Quantile(values(samples), q)}
+	coverage(&v, samples)
+	v.Pass = OpAtMost.holds(v.Measured, budget)
+	v.Worst = worstNodes(samples, true)
+	return v
+}
+
+// ShareAtLeast checks that the share of samples at most within is at least
+// minShare (0..1). Worst holds the nodes with the highest values.
+func ShareAtLeast(check string, samples []Sample, within, minShare float64) Verdict {
+	if len(samples) == 0 {
+		return noSamples(check, UnitShare, OpAtLeast, minShare)
+	}
+	done := 0
+	for _, s := range samples {
+		if s.Value <= within {
+			done++
+		}
+	}
+	v := Verdict{Check: check, Unit: UnitShare, Op: OpAtLeast, Budget: minShare, Measured: float64(done) / float64(len(samples))}
+	coverage(&v, samples)
+	v.Pass = OpAtLeast.holds(v.Measured, minShare)
+	v.Worst = worstNodes(samples, true)
+	return v
+}
+
+// SpeedupAtLeast checks that the q-quantile of slow divided by that of fast
+// is at least factor. Worst holds the slowest nodes of fast.
+func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdict {
+	if len(slow) == 0 || len(fast) == 0 {
+		return noSamples(check, UnitRatio, OpAtLeast, factor)
+	}
+	qs, qf := Quantile(values(slow), q), Quantile(values(fast), q)
+	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtLeast, Budget: factor}
+	coverage(&v, fast)
+	if qf <= 0 {
+		v.Reason = fmt.Sprintf("fast quantile is %s, cannot form a ratio", UnitSeconds.Format(qf))
+		return v
+	}
+	v.Measured = qs / qf
+	v.Pass = OpAtLeast.holds(v.Measured, factor)
+	v.Worst = worstNodes(fast, true)
+	return v
+}
