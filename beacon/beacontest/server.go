@@ -1,0 +1,198 @@
+// Package beacontest serves a fake beacon API for tests: the endpoints
+// go-eth2-client's HTTP service calls on New (/eth/v1/node/syncing,
+// /eth/v1/node/version) and for genesis, spec, blocks and block roots, with
+// bodies marshalled by go-eth2-client's own types as a real node serves them.
+package beacontest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apiv1 "github.com/attestantio/go-eth2-client/api/v1"
+	"github.com/attestantio/go-eth2-client/spec/altair"
+	"github.com/attestantio/go-eth2-client/spec/gloas"
+	"github.com/attestantio/go-eth2-client/spec/phase0"
+)
+
+// Chain is the fake node's state. Fields may be set before the server
+// handles requests; use Put to add blocks while it runs.
+type Chain struct {
+	mu      sync.Mutex
+	Genesis time.Time
+	// Spec is served verbatim as /eth/v1/config/spec (string values, as the
+	// real API serves them).
+	Spec   map[string]string
+	blocks map[uint64]*gloas.SignedBeaconBlock
+	roots  map[uint64]phase0.Root
+}
+
+// NewChain returns a chain with the given genesis and mainnet-like Gloas
+// spec values (12 s slots, PAYLOAD_DUE_BPS 5000, PTC_SIZE 512).
+func NewChain(genesis time.Time) *Chain {
+	return &Chain{
+		Genesis: genesis,
+		Spec: map[string]string{
+			"SECONDS_PER_SLOT": "12",
+			"SLOT_DURATION_MS": "12000",
+			"PAYLOAD_DUE_BPS":  "5000",
+			"PTC_SIZE":         "512",
+			"SLOTS_PER_EPOCH":  "32",
+		},
+		blocks: map[uint64]*gloas.SignedBeaconBlock{},
+		roots:  map[uint64]phase0.Root{},
+	}
+}
+
+// Put stores block (keyed by its slot) under root.
+func (c *Chain) Put(block *gloas.SignedBeaconBlock, root phase0.Root) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.blocks[uint64(block.Message.Slot)] = block
+	c.roots[uint64(block.Message.Slot)] = root
+}
+
+// Root returns a distinct, recognisable root for slot.
+func Root(slot uint64) phase0.Root {
+	var r phase0.Root
+	r[0] = 0xb1
+	for i := range 8 {
+		r[31-i] = byte(slot >> (8 * i))
+	}
+	return r
+}
+
+// Block builds a complete Gloas block for slot with the given payload
+// attestations; every field the JSON decoder requires is populated.
+func Block(slot uint64, parent phase0.Root, atts ...*gloas.PayloadAttestation) *gloas.SignedBeaconBlock {
+	if atts == nil {
+		atts = []*gloas.PayloadAttestation{}
+	}
+	return &gloas.SignedBeaconBlock{
+		Message: &gloas.BeaconBlock{
+			Slot:          phase0.Slot(slot),
+			ProposerIndex: 7,
+			ParentRoot:    parent,
+			Body: &gloas.BeaconBlockBody{
+				ETH1Data:              &phase0.ETH1Data{BlockHash: make([]byte, 32)},
+				ProposerSlashings:     []*phase0.ProposerSlashing{},
+				AttesterSlashings:     []*gloas.AttesterSlashing{},
+				Attestations:          []*gloas.Attestation{},
+				Deposits:              []*phase0.Deposit{},
+				VoluntaryExits:        []*phase0.SignedVoluntaryExit{},
+				SyncAggregate:         &altair.SyncAggregate{SyncCommitteeBits: make([]byte, 64)},
+				BLSToExecutionChanges: nil,
+				SignedExecutionPayloadBid: &gloas.SignedExecutionPayloadBid{
+					Message: &gloas.ExecutionPayloadBid{Slot: phase0.Slot(slot), ParentBlockRoot: parent},
+				},
+				PayloadAttestations:     atts,
+				ParentExecutionRequests: &gloas.ExecutionRequests{},
+			},
+		},
+	}
+}
+
+// Attestation builds a payload attestation for (slot, root) with the given
+// PTC positions set in a bitvector of ptcSize bits.
+func Attestation(slot uint64, root phase0.Root, present bool, ptcSize int, positions ...int) *gloas.PayloadAttestation {
+	pa := &gloas.PayloadAttestation{
+		AggregationBits: make([]byte, (ptcSize+7)/8),
+		Data: &gloas.PayloadAttestationData{
+			BeaconBlockRoot: root, Slot: phase0.Slot(slot), PayloadPresent: present, BlobDataAvailable: present,
+		},
+	}
+	for _, p := range positions {
+		if err := pa.SetAttestedAt(uint64(p), true); err != nil {
+			panic(fmt.Sprintf("beacontest: position %d: %v", p, err))
+		}
+	}
+	return pa
+}
+
+// Positions returns 0..n-1, for "the first n members voted".
+func Positions(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// NewServer starts an httptest server for chain, closed at test cleanup.
+func NewServer(t testing.TB, chain *Chain) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(chain)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// ServeHTTP implements the beacon API subset.
+func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path := r.URL.Path
+	switch {
+	case path == "/eth/v1/node/syncing":
+		writeData(w, &apiv1.SyncState{HeadSlot: 1, SyncDistance: 0, IsSyncing: false}, "")
+	case path == "/eth/v1/node/version":
+		writeData(w, map[string]string{"version": "beacontest/v0.0.0"}, "")
+	case path == "/eth/v1/beacon/genesis":
+		writeData(w, &apiv1.Genesis{GenesisTime: c.Genesis}, "")
+	case path == "/eth/v1/config/spec":
+		writeData(w, c.Spec, "")
+	case strings.HasPrefix(path, "/eth/v1/beacon/blocks/") && strings.HasSuffix(path, "/root"):
+		slot, ok := c.slotOf(w, strings.TrimSuffix(strings.TrimPrefix(path, "/eth/v1/beacon/blocks/"), "/root"))
+		if !ok {
+			return
+		}
+		root := c.roots[slot]
+		writeData(w, map[string]string{"root": fmt.Sprintf("%#x", root[:])}, "")
+	case strings.HasPrefix(path, "/eth/v2/beacon/blocks/"):
+		slot, ok := c.slotOf(w, strings.TrimPrefix(path, "/eth/v2/beacon/blocks/"))
+		if !ok {
+			return
+		}
+		writeData(w, c.blocks[slot], "gloas")
+	default:
+		writeError(w, http.StatusNotFound, "unknown endpoint "+path)
+	}
+}
+
+func (c *Chain) slotOf(w http.ResponseWriter, id string) (uint64, bool) {
+	slot, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "block id must be a slot in this fake: "+id)
+		return 0, false
+	}
+	if _, ok := c.blocks[slot]; !ok {
+		writeError(w, http.StatusNotFound, "NOT_FOUND: beacon block at slot "+id)
+		return 0, false
+	}
+	return slot, true
+}
+
+func writeData(w http.ResponseWriter, data any, version string) {
+	body := map[string]any{"data": data}
+	if version != "" {
+		body["version"] = version
+		body["execution_optimistic"] = false
+		body["finalized"] = false
+		w.Header().Set("Eth-Consensus-Version", version)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(body); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg})
+}
