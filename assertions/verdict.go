@@ -28,7 +28,13 @@ func (u Unit) Format(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return fmt.Sprint(v)
 		}
-		return time.Duration(math.Round(v * 1e9)).Round(time.Microsecond).String()
+		d := time.Duration(math.Round(v * 1e9))
+		// Millisecond resolution reads well and matches the contract's
+		// timestamp precision; keep microseconds for sub-10ms values.
+		if d >= 10*time.Millisecond || d <= -10*time.Millisecond {
+			return d.Round(time.Millisecond).String()
+		}
+		return d.Round(time.Microsecond).String()
 	case UnitCopies:
 		return fmt.Sprintf("%.2f copies", v)
 	case UnitVotes:

@@ -1,0 +1,120 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/report"
+)
+
+func testRun(id string, median float64) report.Run {
+	rng := rand.New(rand.NewPCG(1, 2))
+	run := report.Run{ID: id, Backend: "embedded", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000090, 0), CompletionBudget: 3}
+	var whole, seg, copies []assertions.Sample
+	for n := range 40 {
+		node := "node-" + string(rune('a'+n%26)) + string(rune('a'+n/26))
+		link := "home"
+		if n%4 == 0 {
+			link = "datacenter"
+		}
+		for slot := uint64(2); slot < 6; slot++ {
+			whole = append(whole, assertions.Sample{Node: node, Link: link, Slot: slot, Value: 4*median + rng.Float64()})
+			seg = append(seg, assertions.Sample{Node: node, Link: link, Slot: slot, Value: median + rng.Float64()/4})
+			copies = append(copies, assertions.Sample{Node: node, Link: link, Slot: slot, Value: 1.2 + rng.Float64()})
+		}
+	}
+	run.AddSamples(report.KindCompletion, "whole", whole)
+	run.AddSamples(report.KindCompletion, "segmented", seg)
+	run.AddSamples(report.KindCompletion, "segmented", seg) // pooled once per node and slot
+	run.AddSamples(report.KindCopies, "segmented", copies)
+	run.Scenarios = []report.Scenario{
+		{Name: "median completion", Status: report.StatusPassed, Devnets: []string{"mode=segmented"}, Verdicts: []assertions.Verdict{
+			assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, seg, 0.5, 1),
+			assertions.QuantileAtMost("median payload copies", assertions.UnitCopies, copies, 0.5, 2),
+		}},
+		{Name: "kurtosis only", Status: report.StatusSkipped},
+	}
+	return run
+}
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	first, err := report.Write(dir, testRun("run-1", 0.7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Previous != "" {
+		t.Fatalf("first run compared against %q", first.Previous)
+	}
+	second, err := report.Write(dir, testRun("run-2", 0.9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Previous != "run-1" {
+		t.Fatalf("second run compared against %q, want run-1", second.Previous)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "latest")); err != nil || target != "run-2" {
+		t.Fatalf("latest -> %q (%v), want run-2", target, err)
+	}
+	for _, name := range []string{"results.json", "summary.md", "completion-cdf.png", "completion-cdf.svg", "copies-per-node.png", "copies-per-node.svg"} {
+		data, err := os.ReadFile(filepath.Join(dir, "latest", name))
+		if err != nil {
+			t.Fatalf("missing %s: %v", name, err)
+		}
+		switch filepath.Ext(name) {
+		case ".png":
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s does not decode as PNG: %v", name, err)
+			}
+			if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+				t.Fatalf("%s is %v", name, b)
+			}
+		case ".svg":
+			dec := xml.NewDecoder(bytes.NewReader(data))
+			for {
+				if _, err := dec.Token(); err != nil {
+					if err.Error() != "EOF" {
+						t.Fatalf("%s is not XML: %v", name, err)
+					}
+					break
+				}
+			}
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "run-2", "summary.md"))
+	for _, want := range []string{"Δ vs previous", "Changes (Δ) are against run run-1", "| median completion from reveal |", "(datacenter)", "![completion-cdf](completion-cdf.png)", "kurtosis only — skipped"} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	first1, _ := os.ReadFile(filepath.Join(dir, "run-1", "summary.md"))
+	if strings.Contains(string(first1), "Δ vs previous") {
+		t.Errorf("first summary has a delta column without a previous run")
+	}
+}
+
+func TestWriteRejectsEmptyID(t *testing.T) {
+	if _, err := report.Write(t.TempDir(), report.Run{}); err == nil {
+		t.Fatal("Write accepted a run without id")
+	}
+}
+
+func TestAddSamplesPoolsOnce(t *testing.T) {
+	var r report.Run
+	s := []assertions.Sample{{Node: "a", Slot: 1, Value: 1}}
+	r.AddSamples(report.KindCopies, "whole", s)
+	r.AddSamples(report.KindCopies, "whole", s)
+	r.AddSamples(report.KindCopies, "segmented", s)
+	if len(r.Distributions) != 2 || len(r.Distributions[0].Samples) != 1 {
+		t.Fatalf("distributions = %+v", r.Distributions)
+	}
+}

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/segdiff/segdiff/assertions"
+)
+
+// Summary renders summary.md: run header, one table per scenario (check,
+// measured, budget, result, worst nodes with link class and, when prev is
+// not nil, the change since prev), then the plots.
+func Summary(run Run, prev *Run, plots []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# segdiff run %s\n\n", run.ID)
+	counts := map[string]int{}
+	for _, sc := range run.Scenarios {
+		counts[sc.Status]++
+	}
+	fmt.Fprintf(&b, "Backend `%s`, started %s, took %s. Scenarios: %d passed, %d failed, %d skipped.\n\n",
+		run.Backend, run.Started.UTC().Format("2006-01-02 15:04:05Z"), run.Finished.Sub(run.Started).Round(1e9),
+		counts[StatusPassed], counts[StatusFailed], counts[StatusSkipped])
+	var prevFig map[string]float64
+	if prev != nil {
+		prevFig = prev.Figures()
+		fmt.Fprintf(&b, "Changes (Δ) are against run %s.\n\n", prev.ID)
+	}
+	for _, sc := range run.Scenarios {
+		fmt.Fprintf(&b, "## %s — %s\n\n", sc.Name, sc.Status)
+		if len(sc.Devnets) > 0 {
+			fmt.Fprintf(&b, "Devnet: `%s`\n\n", strings.Join(sc.Devnets, "`, `"))
+		}
+		if len(sc.Verdicts) == 0 {
+			if sc.Error != "" {
+				fmt.Fprintf(&b, "Error: %s\n\n", cell(sc.Error))
+			} else {
+				b.WriteString("No measurements.\n\n")
+			}
+			continue
+		}
+		b.WriteString("| check | measured | budget | result | worst nodes |")
+		if prev != nil {
+			b.WriteString(" Δ vs previous |")
+		}
+		b.WriteString("\n|---|---|---|---|---|")
+		if prev != nil {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, v := range sc.Verdicts {
+			measured, result := v.Unit.Format(v.Measured), "pass"
+			if v.Reason != "" {
+				measured = v.Reason
+			}
+			if !v.Pass {
+				result = "**FAIL**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %s |", cell(v.Check), cell(measured), v.Op,
+				v.Unit.Format(v.Budget), result, cell(assertions.FormatOffenders(v.Unit, v.Worst)))
+			if prev != nil {
+				b.WriteString(" " + delta(v, prevFig, sc.Name) + " |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+		if sc.Error != "" && sc.Status == StatusFailed {
+			fmt.Fprintf(&b, "Error: %s\n\n", cell(sc.Error))
+		}
+	}
+	for _, p := range plots {
+		if filepath.Ext(p) == ".png" {
+			name := filepath.Base(p)
+			fmt.Fprintf(&b, "![%s](%s)\n\n", strings.TrimSuffix(name, ".png"), name)
+		}
+	}
+	return b.String()
+}
+
+func delta(v assertions.Verdict, prev map[string]float64, scenario string) string {
+	before, ok := prev[figureKey(scenario, v.Check)]
+	if !ok || v.Reason != "" {
+		return "new"
+	}
+	d := v.Measured - before
+	sign := "+"
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	rel := ""
+	if before != 0 {
+		rel = fmt.Sprintf(" (%s%.0f%%)", sign, math.Abs(100*d/before))
+	}
+	if v.Unit == assertions.UnitShare {
+		return fmt.Sprintf("%s%.1f pp%s", sign, 100*d, rel)
+	}
+	return sign + v.Unit.Format(d) + rel
+}
+
+// cell makes s safe inside a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
