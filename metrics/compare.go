@@ -17,8 +17,8 @@ import (
 // Compare parses two text expositions and reports how the series named by
 // names (every contract series when names is empty) differ: nil when equal,
 // otherwise an error listing the lines only in want ("-") and only in got
-// ("+"). Label order, series order and missing HELP text do not count as
-// differences. Use it for golden-file tests of a client's exposition; use
+// ("+"). Label order, series order, sample timestamps and HELP text do not
+// count as differences. Use it for golden-file tests of a client's exposition; use
 // Parse when the values matter individually.
 func Compare(got, want io.Reader, names ...string) error {
 	if len(names) == 0 {
@@ -67,9 +67,7 @@ func normalizedText(r io.Reader, names []string) (string, error) {
 		if !ok {
 			continue
 		}
-		if mf.Help == nil {
-			mf.Help = new("")
-		}
+		mf.Help = nil // help wording is not part of the contract
 		for _, m := range mf.Metric {
 			slices.SortFunc(m.Label, func(a, b *dto.LabelPair) int { return cmp.Compare(a.GetName(), b.GetName()) })
 			m.TimestampMs = nil
