@@ -1,0 +1,15 @@
+@embedded @kurtosis
+Feature: PTC payload timeliness
+  In every warm slot the payload-timeliness committee must see the builder's
+  payload before PAYLOAD_DUE_BPS: more than PTC_SIZE/2 committee positions
+  vote payload_present (PAYLOAD_TIMELY_THRESHOLD), or fork choice treats the
+  payload as not timely.
+
+  Scenario Outline: the PTC votes the payload present in every warm slot (<mode>)
+    Given a <mode> devnet
+    When the devnet has revealed <slots> warm payloads
+    Then the PTC votes payload present in every warm slot
+
+    Examples:
+      | mode      | slots |
+      | segmented | 4     |

@@ -1,0 +1,96 @@
+package steps
+
+import (
+	"context"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/report"
+)
+
+// check is one budgeted measurement over a single devnet's warm slots.
+type check struct {
+	name    string
+	key     string // budget key, see Budgets
+	unit    assertions.Unit
+	kind    string // report distribution kind
+	extract func(assertions.Network, []uint64) ([]assertions.Sample, error)
+	judge   func(name string, u assertions.Unit, samples []assertions.Sample, budget float64) assertions.Verdict
+}
+
+func quantile(q float64) func(string, assertions.Unit, []assertions.Sample, float64) assertions.Verdict {
+	return func(name string, u assertions.Unit, samples []assertions.Sample, budget float64) assertions.Verdict {
+		return assertions.QuantileAtMost(name, u, samples, q, budget)
+	}
+}
+
+var (
+	checkCompletionMax = check{name: "completion from reveal, every node and warm slot", key: "COMPLETION_MAX",
+		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: assertions.AllAtMost}
+	checkCompletionP50 = check{name: "median completion from reveal", key: "COMPLETION_P50",
+		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.5)}
+	checkCopiesP50 = check{name: "median payload copies per node and warm slot", key: "COPIES_P50",
+		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: quantile(0.5)}
+	checkCopiesMax = check{name: "payload copies, every node and warm slot", key: "COPIES_MAX",
+		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: assertions.AllAtMost}
+	checkInstallMax = check{name: "block-install delay, every node and warm slot", key: "INSTALL_MAX",
+		unit: assertions.UnitSeconds, kind: report.KindInstall, extract: assertions.InstallDelay, judge: assertions.AllAtMost}
+)
+
+// measure runs c on the scenario's single devnet against the budget in text
+// (or its environment override) and records the verdict.
+func measure(ctx context.Context, c check, text string) error {
+	st, o, err := single(ctx)
+	if err != nil {
+		return err
+	}
+	budget, source, err := envBudget(c.key, text, c.unit)
+	if err != nil {
+		return err
+	}
+	samples, err := c.extract(o.net, o.slots)
+	if err != nil {
+		return st.fail(c.name, c.unit, assertions.OpAtMost, budget, err)
+	}
+	st.samples(c.kind, o, samples)
+	if c.key == checkCompletionMax.key {
+		st.suite.setCompletionBudget(budget)
+	}
+	return st.record(c.judge(c.name, c.unit, samples, budget), source)
+}
+
+func single(ctx context.Context) (*scenario, *observation, error) {
+	st, err := state(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := st.only()
+	return st, o, err
+}
+
+// completionPair returns the completion samples of the scenario's two
+// devnets, slow mode first.
+func completionPair(st *scenario, slowMode, fastMode string) (slow, fast []assertions.Sample, err error) {
+	so, err := st.byMode(slowMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	fo, err := st.byMode(fastMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	if slow, err = assertions.Completion(so.net, so.slots); err != nil {
+		return nil, nil, err
+	}
+	if fast, err = assertions.Completion(fo.net, fo.slots); err != nil {
+		return nil, nil, err
+	}
+	st.samples(report.KindCompletion, so, slow)
+	st.samples(report.KindCompletion, fo, fast)
+	return slow, fast, nil
+}
+
+func (s *Suite) setCompletionBudget(b float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.run.CompletionBudget = b
+}

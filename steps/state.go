@@ -1,0 +1,262 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/report"
+)
+
+type scenarioKey struct{}
+
+// scenario is one scenario's state: the devnets it uses, what was read from
+// them and its report record.
+type scenario struct {
+	suite   *Suite
+	obs     []*observation
+	rec     report.Scenario
+	skipped string
+}
+
+// observation is one devnet as a scenario sees it.
+type observation struct {
+	cfg   devnet.Config
+	d     devnet.Devnet
+	mode  string
+	nodes []devnet.Node
+	net   assertions.Network
+	slots []uint64 // the warm slots the checks use
+}
+
+func state(ctx context.Context) (*scenario, error) {
+	st, ok := ctx.Value(scenarioKey{}).(*scenario)
+	if !ok {
+		return nil, errors.New("no scenario state in context (InitializeScenario not registered?)")
+	}
+	return st, nil
+}
+
+// use opens (or reuses) the devnet for cfg and adds it to the scenario.
+func (st *scenario) use(cfg devnet.Config) error {
+	d, err := st.suite.open(cfg)
+	if err != nil {
+		return err
+	}
+	st.obs = append(st.obs, &observation{cfg: cfg, d: d, mode: string(cfg.Mode)})
+	st.rec.Devnets = append(st.rec.Devnets, st.suite.cfg.Backend+": "+cfg.String())
+	return nil
+}
+
+// config is the devnet.Config for mode and preset with the suite's seed.
+func (st *scenario) config(mode, preset string) (devnet.Config, error) {
+	m, err := devnet.ParseMode(mode)
+	if err != nil {
+		return devnet.Config{}, err
+	}
+	return devnet.Config{Mode: m, Preset: preset, Seed: st.suite.cfg.Seed}, nil
+}
+
+// only returns the scenario's single devnet.
+func (st *scenario) only() (*observation, error) {
+	if len(st.obs) != 1 {
+		return nil, fmt.Errorf("step needs exactly one devnet, the scenario opened %d", len(st.obs))
+	}
+	return st.obs[0], st.obs[0].ready()
+}
+
+// byMode returns the scenario's devnet running mode.
+func (st *scenario) byMode(mode string) (*observation, error) {
+	for _, o := range st.obs {
+		if o.mode == mode {
+			return o, o.ready()
+		}
+	}
+	return nil, fmt.Errorf("scenario opened no %s devnet", mode)
+}
+
+func (o *observation) ready() error {
+	if len(o.slots) == 0 {
+		return fmt.Errorf("devnet (%s) not observed yet: a \"When ... has revealed N warm payloads\" step must come first", o.cfg)
+	}
+	return nil
+}
+
+// observe waits until every devnet of the scenario has n settled warm
+// slots, then keeps the first n of them and the readings they come from.
+func (st *scenario) observe(ctx context.Context, n int) error {
+	if len(st.obs) == 0 {
+		return errors.New("no devnet selected: a \"Given a ... devnet\" step must come first")
+	}
+	for _, o := range st.obs {
+		if err := st.suite.observe(ctx, o, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
+	nodes, err := o.d.Nodes(ctx)
+	if err != nil {
+		return fmt.Errorf("list nodes of devnet (%s): %w", o.cfg, err)
+	}
+	if len(nodes) == 0 {
+		return fmt.Errorf("devnet (%s) has no nodes", o.cfg)
+	}
+	timeout := s.cfg.WaitTimeout
+	if timeout <= 0 {
+		timing, err := o.d.Timing(ctx)
+		if err != nil {
+			return fmt.Errorf("read timing of devnet (%s): %w", o.cfg, err)
+		}
+		timeout = time.Duration(n+3)*timing.SlotDuration + 2*time.Minute
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		snaps, err := s.cfg.Reader.Read(ctx, o.d, nodes)
+		if err != nil {
+			return fmt.Errorf("read devnet (%s): %w", o.cfg, err)
+		}
+		o.nodes, o.net = nodes, toNetwork(nodes, snaps)
+		o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
+		settled := settledWarm(o.net)
+		if len(settled) >= n {
+			o.slots = settled[:n]
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("devnet (%s): %d of %d warm slots settled after %s (settled: %v); the checks need %d",
+				o.cfg, len(settled), n, timeout, settled, n)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for warm slots of devnet (%s): %w", o.cfg, ctx.Err())
+		case <-time.After(s.cfg.PollInterval):
+		}
+	}
+}
+
+// settledWarm returns the warm slots whose outcome can no longer change: a
+// later slot was revealed, or every receiving node has completed it.
+func settledWarm(net assertions.Network) []uint64 {
+	warm, err := assertions.WarmSlots(net)
+	if err != nil {
+		return nil
+	}
+	reveals := net.Reveals()
+	var latest uint64
+	for s := range reveals {
+		latest = max(latest, s)
+	}
+	var out []uint64
+	for _, slot := range warm {
+		if slot < latest || allCompleted(net, slot) {
+			out = append(out, slot)
+		}
+	}
+	return out
+}
+
+func allCompleted(net assertions.Network, slot uint64) bool {
+	for _, n := range net.Receivers() {
+		if _, err := n.Value(assertions.SeriesCompleted, slot); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// record adds v to the scenario's report and returns its error, noting
+// where the budget came from.
+func (st *scenario) record(v assertions.Verdict, source string) error {
+	st.rec.Verdicts = append(st.rec.Verdicts, v)
+	if err := v.Err(); err != nil {
+		return fmt.Errorf("%w (budget from %s)", err, source)
+	}
+	return nil
+}
+
+// fail records an extraction error (missing series, no nodes) as a failed
+// verdict of check and returns it.
+func (st *scenario) fail(check string, u assertions.Unit, op assertions.Op, budget float64, err error) error {
+	st.rec.Verdicts = append(st.rec.Verdicts, assertions.Verdict{Check: check, Unit: u, Op: op, Budget: budget, Reason: err.Error()})
+	return fmt.Errorf("%s: %w", check, err)
+}
+
+// samples records samples of kind for o's mode in the run's distributions.
+func (st *scenario) samples(kind string, o *observation, samples []assertions.Sample) {
+	st.suite.mu.Lock()
+	defer st.suite.mu.Unlock()
+	st.suite.run.AddSamples(kind, o.mode, samples)
+}
+
+// diagnose prints, on failure only, where each devnet's evidence lives.
+func (st *scenario) diagnose() {
+	w := st.suite.cfg.Log
+	for _, o := range st.obs {
+		var urls []string
+		for i, n := range o.nodes {
+			if i == 3 {
+				urls = append(urls, fmt.Sprintf("... %d more", len(o.nodes)-i))
+				break
+			}
+			urls = append(urls, n.ID+"="+n.MetricsURL)
+		}
+		fmt.Fprintf(w, "[diagnostics/%s] scenario %q devnet (%s): mode %s, %d nodes, warm slots %v, prometheus %q, metrics %s\n",
+			o.d.Backend(), st.rec.Name, o.cfg, o.mode, len(o.nodes), o.slots, o.d.PrometheusURL(), strings.Join(urls, " "))
+	}
+}
+
+// envBudget reads SEGDIFF_BUDGET_<key> if set, else text; it returns the
+// value in u's base unit and where it came from.
+func envBudget(key, text string, u assertions.Unit) (float64, string, error) {
+	source := "the feature"
+	name := "SEGDIFF_BUDGET_" + key
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		text, source = v, name
+	}
+	v, err := parseBudget(text, u)
+	if err != nil {
+		return 0, "", fmt.Errorf("parse budget %s from %s: %w", key, source, err)
+	}
+	return v, source, nil
+}
+
+// parseBudget reads "3s"/"750ms" (seconds), "95%"/"0.95" (share), or a plain
+// number (copies, ratios).
+func parseBudget(text string, u assertions.Unit) (float64, error) {
+	switch u {
+	case assertions.UnitSeconds:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, err
+		}
+		return d.Seconds(), nil
+	case assertions.UnitShare:
+		pct := strings.HasSuffix(text, "%")
+		v, err := parseFloat(strings.TrimSuffix(text, "%"))
+		if pct {
+			v /= 100
+		}
+		if err == nil && (v < 0 || v > 1) {
+			err = fmt.Errorf("share %q outside 0..100%%", text)
+		}
+		return v, err
+	}
+	return parseFloat(strings.TrimSuffix(strings.TrimSuffix(text, "x"), "×"))
+}
+
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number: %q", s)
+	}
+	return v, nil
+}

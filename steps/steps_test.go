@@ -1,0 +1,126 @@
+package steps_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/steps"
+)
+
+// runFeatures runs the repository's features in-process against the fake
+// backend and returns godog's exit status, its output and the suite.
+func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *steps.Suite) {
+	t.Helper()
+	var log, out bytes.Buffer
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagEmbedded, Preset: preset,
+		ReportsDir: t.TempDir(), RunID: "test-run", PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
+	status := godog.TestSuite{
+		Name:                 "segdiff-test",
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options: &godog.Options{Format: "progress", Output: &out, Paths: paths, Strict: true,
+			Tags: "@embedded && ~@slow", NoColors: true},
+	}.Run()
+	return status, out.String() + log.String(), s
+}
+
+func scenarioByName(t *testing.T, s *steps.Suite, name string) report.Scenario {
+	t.Helper()
+	for _, sc := range s.Results().Scenarios {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %q in %+v", name, s.Results().Scenarios)
+	return report.Scenario{}
+}
+
+func TestFeaturesPassAgainstFakeDevnet(t *testing.T) {
+	status, out, s := runFeatures(t, "ci", "../features")
+	if status != 0 {
+		t.Fatalf("status %d, output:\n%s", status, out)
+	}
+	run := s.Results()
+	if len(run.Scenarios) < 6 {
+		t.Fatalf("ran %d scenarios, want every non-@slow one: %+v", len(run.Scenarios), run.Scenarios)
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Status != report.StatusPassed || len(sc.Verdicts) == 0 {
+			t.Errorf("scenario %q: status %s, %d verdicts, error %q", sc.Name, sc.Status, len(sc.Verdicts), sc.Error)
+		}
+	}
+	if got := strings.Count(out, "opened "+fakeBackend); got != 2 {
+		t.Errorf("opened %d devnets, want 2 (segmented and whole, each once):\n%s", got, out)
+	}
+	w := s.Written()
+	for _, f := range []string{"summary.md", "results.json", "completion-cdf.png", "copies-per-node.svg"} {
+		if _, err := os.Stat(filepath.Join(w.Dir, f)); err != nil {
+			t.Errorf("report file: %v", err)
+		}
+	}
+}
+
+func TestBudgetFromEnvironmentFailsNamingBudgetMeasuredAndWorstNodes(t *testing.T) {
+	t.Setenv("SEGDIFF_BUDGET_COMPLETION_P50", "10ms")
+	status, out, s := runFeatures(t, "fake", "../features/completion.feature")
+	if status == 0 {
+		t.Fatalf("suite passed with a 10ms median budget:\n%s", out)
+	}
+	sc := scenarioByName(t, s, "the median completion stays below 1s")
+	t.Logf("failure: %s", sc.Error)
+	// Receivers complete after 240..520 ms; the nearest-rank median of the
+	// eight is the fourth, n04 at 360 ms; the slowest is n08 (home).
+	for _, want := range []string{"median completion from reveal = 360ms", "budget <= 10ms", "FAILED",
+		"worst: n08 (home) 520ms", "n07 (home)", "n06 (datacenter)", "SEGDIFF_BUDGET_COMPLETION_P50"} {
+		if !strings.Contains(sc.Error, want) {
+			t.Errorf("failure %q lacks %q", sc.Error, want)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("godog output lacks %q:\n%s", want, out)
+		}
+	}
+	if other := scenarioByName(t, s, "every node completes every warm payload within 3s of the reveal"); other.Status != report.StatusPassed {
+		t.Errorf("unrelated scenario %s: %s", other.Status, other.Error)
+	}
+}
+
+func TestMissingSeriesFailsNamingTheNode(t *testing.T) {
+	status, out, s := runFeatures(t, "fake-missing", "../features/completion.feature")
+	if status == 0 {
+		t.Fatalf("suite passed although n03 exports no completion series:\n%s", out)
+	}
+	for _, sc := range s.Results().Scenarios {
+		t.Logf("failure: %s", sc.Error)
+		want := "node n03: series payload_diffusion_completed_timestamp_seconds missing"
+		if sc.Status != report.StatusFailed || !strings.Contains(sc.Error, want) {
+			t.Errorf("scenario %q: status %s, error %q, want it to name %q", sc.Name, sc.Status, sc.Error, want)
+		}
+	}
+}
+
+func TestBackendScopedScenariosAreSkipped(t *testing.T) {
+	var log bytes.Buffer
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
+	status := godog.TestSuite{
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{"../features/comparison.feature"}, Strict: true},
+	}.Run()
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, log.String())
+	}
+	run := s.Results()
+	if len(run.Scenarios) != 1 || run.Scenarios[0].Status != report.StatusSkipped {
+		t.Fatalf("scenarios = %+v, want the @embedded-only comparison skipped", run.Scenarios)
+	}
+	if strings.Contains(log.String(), "opened") {
+		t.Fatalf("a skipped scenario opened a devnet: %s", log.String())
+	}
+}

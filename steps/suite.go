@@ -1,0 +1,288 @@
+// Package steps binds the Gherkin sentences of features/ to code. Steps are
+// thin: they parse their arguments, read the devnet through package devnet
+// and the metrics contract (a Reader), call a pure function of package
+// assertions and return its verdict as an error naming the budget, the
+// measured value and the worst nodes.
+//
+// A Suite opens each distinct devnet.Config once (keyed by Config.String)
+// and shares it between scenarios; AfterSuite closes every devnet and
+// writes the report (package report). Scenario state lives in the
+// scenario's context under an unexported key, so scenarios do not leak
+// into each other.
+//
+// Budgets come from the feature's Examples tables and can be overridden
+// from the environment: SEGDIFF_BUDGET_<KEY>, keys listed in Budgets.
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/report"
+)
+
+// Tags that scope scenarios.
+const (
+	TagEmbedded = "@embedded" // runs against the embedded devnet
+	TagKurtosis = "@kurtosis" // runs against a Kurtosis enclave
+	TagSlow     = "@slow"     // large networks (500 nodes); opt-in
+)
+
+// Config configures a Suite. Zero values take the defaults named per field;
+// ConfigFromEnv fills it from the environment.
+type Config struct {
+	// Backend is the devnet backend name passed to devnet.Open (DEVNET;
+	// default "embedded").
+	Backend string
+	// Tag marks the scenarios this backend runs; a scenario tagged
+	// @embedded or @kurtosis but not Tag is skipped (default "@"+Backend).
+	Tag string
+	// Preset is used by "Given a <mode> devnet" (SEGDIFF_PRESET; default
+	// "ci" for the embedded backend, "" for others).
+	Preset string
+	// Seed is the devnet seed (SEGDIFF_SEED; default 0 = backend default).
+	Seed int64
+	// Slow runs @slow scenarios; otherwise they are skipped (SEGDIFF_SLOW=1).
+	Slow bool
+	// ReportsDir receives reports/<RunID>/; "" writes no report
+	// (SEGDIFF_REPORTS_DIR; default "reports").
+	ReportsDir string
+	// RunID names this run's report directory (SEGDIFF_RUN_ID; default
+	// report.NewRunID(now)).
+	RunID string
+	// PollInterval is how often the devnet is re-read while waiting for warm
+	// slots (SEGDIFF_POLL_INTERVAL; default 1s).
+	PollInterval time.Duration
+	// WaitTimeout bounds the wait for warm slots (SEGDIFF_WAIT_TIMEOUT;
+	// default (slots+3) slot durations + 2 minutes).
+	WaitTimeout time.Duration
+	// Reader reads the nodes' metrics (default HTTPReader{}).
+	Reader Reader
+	// Log receives progress and [diagnostics/...] lines (default os.Stderr).
+	Log io.Writer
+}
+
+// ConfigFromEnv reads a Config from the environment variables named in
+// Config's field docs. Malformed values are errors naming the variable.
+func ConfigFromEnv() (Config, error) {
+	c := Config{Backend: os.Getenv("DEVNET"), Preset: os.Getenv("SEGDIFF_PRESET"), RunID: os.Getenv("SEGDIFF_RUN_ID"),
+		Slow: os.Getenv("SEGDIFF_SLOW") == "1", ReportsDir: "reports"}
+	if v, ok := os.LookupEnv("SEGDIFF_REPORTS_DIR"); ok {
+		c.ReportsDir = v
+	}
+	if v := os.Getenv("SEGDIFF_SEED"); v != "" {
+		seed, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("parse SEGDIFF_SEED: %w", err)
+		}
+		c.Seed = seed
+	}
+	for name, dst := range map[string]*time.Duration{"SEGDIFF_POLL_INTERVAL": &c.PollInterval, "SEGDIFF_WAIT_TIMEOUT": &c.WaitTimeout} {
+		if v := os.Getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return c, fmt.Errorf("parse %s: %w", name, err)
+			}
+			*dst = d
+		}
+	}
+	return c, nil
+}
+
+// Suite runs the features against one backend. Its hooks run on godog's
+// goroutine; the devnet cache is safe for concurrent scenarios.
+type Suite struct {
+	cfg Config
+
+	// ctx outlives scenarios: devnets opened under a scenario's context
+	// would be stopped when that scenario ends.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	devnets map[string]devnet.Devnet
+	run     report.Run
+	written report.Written
+}
+
+// New returns a Suite with cfg's defaults applied.
+func New(cfg Config) *Suite {
+	if cfg.Backend == "" {
+		cfg.Backend = "embedded"
+	}
+	if cfg.Tag == "" {
+		cfg.Tag = "@" + cfg.Backend
+	}
+	if cfg.Preset == "" && cfg.Backend == "embedded" {
+		cfg.Preset = "ci"
+	}
+	if cfg.RunID == "" {
+		cfg.RunID = report.NewRunID(time.Now())
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Reader == nil {
+		cfg.Reader = HTTPReader{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = os.Stderr
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]devnet.Devnet{},
+		run: report.Run{ID: cfg.RunID, Backend: cfg.Backend}}
+}
+
+// Config returns the suite's configuration with defaults applied.
+func (s *Suite) Config() Config { return s.cfg }
+
+// SetSlow enables or disables @slow scenarios (TestFeatures enables them
+// when its tag filter selects @slow).
+func (s *Suite) SetSlow(on bool) { s.cfg.Slow = on }
+
+// Results returns the run recorded so far (complete after AfterSuite).
+func (s *Suite) Results() report.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run
+}
+
+// Written returns what AfterSuite wrote.
+func (s *Suite) Written() report.Written {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.written
+}
+
+// InitializeTestSuite registers the suite hooks: BeforeSuite stamps the
+// run; AfterSuite closes every devnet and writes the report.
+func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
+	ctx.BeforeSuite(func() {
+		s.mu.Lock()
+		s.run.Started = time.Now()
+		s.mu.Unlock()
+	})
+	ctx.AfterSuite(func() {
+		if err := s.Close(); err != nil {
+			fmt.Fprintf(s.cfg.Log, "[diagnostics/devnet] %v\n", err)
+		}
+		if err := s.writeReport(); err != nil {
+			fmt.Fprintf(s.cfg.Log, "[diagnostics/report] %v\n", err)
+		}
+	})
+}
+
+// InitializeScenario registers the scenario hooks and every step.
+func (s *Suite) InitializeScenario(ctx *godog.ScenarioContext) {
+	ctx.Before(s.beforeScenario)
+	ctx.After(s.afterScenario)
+	s.register(ctx)
+}
+
+// Close closes every devnet the suite opened. It is safe to call twice.
+func (s *Suite) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []string
+	for key, d := range s.devnets {
+		if err := d.Close(); err != nil {
+			errs = append(errs, fmt.Sprintf("close devnet (%s): %v", key, err))
+		}
+		delete(s.devnets, key)
+	}
+	s.cancel()
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// open returns the shared devnet for cfg, opening it on first use.
+func (s *Suite) open(cfg devnet.Config) (devnet.Devnet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := cfg.String()
+	if d, ok := s.devnets[key]; ok {
+		return d, nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open devnet (%s): suite closed", key)
+	}
+	start := time.Now()
+	d, err := devnet.Open(s.ctx, s.cfg.Backend, cfg)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(s.cfg.Log, "segdiff: opened %s devnet (%s) in %s\n", s.cfg.Backend, key, time.Since(start).Round(time.Millisecond))
+	s.devnets[key] = d
+	return d, nil
+}
+
+func (s *Suite) writeReport() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.run.Finished = time.Now()
+	if s.cfg.ReportsDir == "" {
+		return nil
+	}
+	w, err := report.Write(s.cfg.ReportsDir, s.run)
+	if err != nil {
+		return err
+	}
+	s.written = w
+	fmt.Fprintf(s.cfg.Log, "segdiff: report in %s\n", w.Dir)
+	return nil
+}
+
+// beforeScenario seeds the scenario state and skips scenarios that do not
+// apply: another backend's tag, or @slow without opting in.
+func (s *Suite) beforeScenario(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+	var tags []string
+	for _, t := range sc.Tags {
+		tags = append(tags, t.Name)
+	}
+	st := &scenario{suite: s, rec: report.Scenario{Name: sc.Name, Tags: tags}}
+	ctx = context.WithValue(ctx, scenarioKey{}, st)
+	backendTag := s.cfg.Tag
+	scoped := slices.Contains(tags, TagEmbedded) || slices.Contains(tags, TagKurtosis)
+	switch {
+	case scoped && !slices.Contains(tags, backendTag):
+		st.skipped = fmt.Sprintf("not tagged %s", backendTag)
+	case slices.Contains(tags, TagSlow) && !s.cfg.Slow:
+		st.skipped = "@slow: set SEGDIFF_SLOW=1 or select @slow with --godog.tags"
+	default:
+		return ctx, nil
+	}
+	fmt.Fprintf(s.cfg.Log, "segdiff: skip %q: %s\n", sc.Name, st.skipped)
+	return ctx, godog.ErrSkip
+}
+
+func (s *Suite) afterScenario(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
+	st, ok := ctx.Value(scenarioKey{}).(*scenario)
+	if !ok {
+		return ctx, nil
+	}
+	st.rec.Status = report.StatusPassed
+	switch {
+	case st.skipped != "":
+		st.rec.Status, st.rec.Error = report.StatusSkipped, st.skipped
+	case err != nil:
+		st.rec.Status, st.rec.Error = report.StatusFailed, err.Error()
+		st.diagnose()
+	}
+	s.mu.Lock()
+	s.run.Scenarios = append(s.run.Scenarios, st.rec)
+	s.mu.Unlock()
+	return ctx, nil
+}
