@@ -26,7 +26,7 @@ func commitRaw(t *testing.T, compressed []byte) (Descriptor, []*Segment) {
 // TestBodyRejectsDishonestCommitment: segments that verify against the
 // descriptor but do not form a snappy-compressed Body give ErrBody.
 func TestBodyRejectsDishonestCommitment(t *testing.T) {
-	s2Repeat := append(snappy.Encode(nil, make([]byte, 16)), 0x01) // trailing garbage
+	trailing := append(snappy.Encode(nil, make([]byte, 16)), 0x01) // trailing garbage
 	tests := []struct {
 		name       string
 		compressed []byte
@@ -35,7 +35,7 @@ func TestBodyRejectsDishonestCommitment(t *testing.T) {
 		{name: "decoded length above MaxBodySize", compressed: append(snappyHeader(MaxBodySize+1), 0)},
 		{name: "decoded length below the body's fixed part", compressed: snappy.Encode(nil, []byte{1, 2, 3})},
 		{name: "snappy but not a Body", compressed: snappy.Encode(nil, []byte{200, 0, 0, 0, 8, 0, 0, 0, 1, 2})},
-		{name: "trailing garbage", compressed: s2Repeat},
+		{name: "trailing garbage", compressed: trailing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

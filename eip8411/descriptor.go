@@ -121,3 +121,21 @@ func verify(d Descriptor, groupID [32]byte, s *Segment) error {
 	}
 	return nil
 }
+
+// VerifyCompressed checks that compressed (a whole, unsegmented payload) is
+// exactly the byte string d commits to: length == TotalLength and the Merkle
+// root of its segments == d.Root. It needs no re-compression, so it holds
+// whatever snappy encoder the builder used. Errors wrap ErrSize or ErrProof.
+func (d Descriptor) VerifyCompressed(compressed []byte) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("verify compressed body: %w", err)
+	}
+	if uint64(len(compressed)) != d.TotalLength {
+		return fmt.Errorf("verify compressed body: %w", fieldErr(ErrSize, "total_length", len(compressed), "== %d", d.TotalLength))
+	}
+	tree := buildTree(d.HashID, compressed, int(d.SegmentSize), int(d.Count))
+	if root := tree.root(); root != d.Root {
+		return fmt.Errorf("verify compressed body: %w", fieldErr(ErrProof, "root", hex.EncodeToString(root[:]), "%x", d.Root))
+	}
+	return nil
+}

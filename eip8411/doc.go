@@ -31,6 +31,8 @@
 // wrapping the sentinels in errors.go; [Reason] maps them to the metric
 // reason labels). A [Reassembler] per group accepts verified segments in any
 // order, reports duplicates and completion, and rebuilds the [Body].
+// For a whole (unsegmented) payload, [Descriptor.VerifyCompressed] checks the
+// compressed bytes against the commitment and [DecompressBody] decodes them.
 //
 // # Gossip data and message ids
 //

@@ -110,7 +110,7 @@ func (r *Reassembler) Body() (*Body, error) {
 	if r.body != nil {
 		return r.body, nil
 	}
-	body, err := decompressBody(r.buf)
+	body, err := DecompressBody(r.buf)
 	if err != nil {
 		return nil, fmt.Errorf("reassemble: %w", err)
 	}
@@ -118,10 +118,11 @@ func (r *Reassembler) Body() (*Body, error) {
 	return body, nil
 }
 
-// decompressBody checks the snappy length header against MaxBodySize before
+// DecompressBody turns a compressed body (as committed by a descriptor) into
+// a Body: it checks the snappy length header against MaxBodySize before
 // allocating, decodes strictly (standard snappy block format, no s2
-// extensions) and SSZ-decodes the Body.
-func decompressBody(compressed []byte) (*Body, error) {
+// extensions) and SSZ-decodes. Errors wrap ErrBody.
+func DecompressBody(compressed []byte) (*Body, error) {
 	n, err := snappy.DecodedLen(compressed)
 	if err != nil {
 		return nil, fmt.Errorf("decompress body: %w: %w", ErrBody, err)

@@ -121,3 +121,36 @@ func TestReassemblerConcurrent(t *testing.T) {
 		t.Fatalf("Body() = %v", err)
 	}
 }
+
+func TestVerifyCompressed(t *testing.T) {
+	body, g := mustGroup(t, 8, 50_000, eip8411.WithSegmentSize(2048))
+	d := g.Descriptor()
+	compressed := append([]byte(nil), g.Compressed()...)
+	if err := d.VerifyCompressed(compressed); err != nil {
+		t.Fatalf("VerifyCompressed(honest) = %v", err)
+	}
+	got, err := eip8411.DecompressBody(compressed)
+	if err != nil || !bytes.Equal(got.Payload, body.Payload) {
+		t.Fatalf("DecompressBody = %v", err)
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		wantErr error
+	}{
+		{name: "byte flipped", data: func() []byte { b := append([]byte(nil), compressed...); b[len(b)/2] ^= 1; return b }(), wantErr: eip8411.ErrProof},
+		{name: "truncated", data: compressed[:len(compressed)-1], wantErr: eip8411.ErrSize},
+		{name: "extended", data: append(append([]byte(nil), compressed...), 0), wantErr: eip8411.ErrSize},
+		{name: "empty", data: nil, wantErr: eip8411.ErrSize},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := d.VerifyCompressed(tt.data); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+	if err := (eip8411.Descriptor{}).VerifyCompressed(compressed); !errors.Is(err, eip8411.ErrVersion) {
+		t.Fatalf("zero descriptor: err = %v, want ErrVersion", err)
+	}
+}
