@@ -1,0 +1,40 @@
+//go:build unix
+
+package kurtosistest
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// LockEnginePort serializes, across test processes, the tests that need
+// 127.0.0.1:9710 (the SDK's fixed engine address) either free or served by
+// the fake: `go test ./...` runs packages in parallel processes. The lock is
+// released at test cleanup.
+func LockEnginePort(t testing.TB) {
+	t.Helper()
+	path := filepath.Join(os.TempDir(), "segdiff-kurtosis-engine-port.lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("lock engine port: %v", err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			t.Fatalf("lock engine port: %s still held after 2 min: %v", path, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
+}
