@@ -76,11 +76,14 @@ func TestReassemblerSegmentsOfOtherGroup(t *testing.T) {
 	}
 }
 
-// TestReassemblerConcurrent feeds every segment twice from several
-// goroutines; run with -race.
+// TestReassemblerConcurrent decodes and feeds every segment twice from
+// several goroutines; run with -race.
 func TestReassemblerConcurrent(t *testing.T) {
 	body, g := mustGroup(t, 4, 300_000, eip8411.WithSegmentSize(4096))
-	segs := g.Segments(testSlot, testRoot)
+	segs, err := g.EncodedSegments(testSlot, testRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, _ := eip8411.NewReassembler(g.Descriptor())
 	var (
 		wg        sync.WaitGroup
@@ -94,7 +97,12 @@ func TestReassemblerConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := w % 2; i < len(segs); i += 2 {
-				complete, dup, err := r.Add(segs[i])
+				s, err := eip8411.DecodeSegment(segs[i]) // shared codec, concurrently
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				complete, dup, err := r.Add(s)
 				if err != nil {
 					t.Error(err)
 					return
