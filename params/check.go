@@ -39,8 +39,9 @@ type Checker struct {
 
 // ClientType is what the checker needs of a client-patches entry: its layer
 // ("cl" or "el") and the ethereum-package client type it was built for. Empty
-// fields are not checked.
-type ClientType struct{ Layer, Type string }
+// fields are not checked. Mode, when set on a CL entry, must equal the
+// file's segdiff.mode (default segmented).
+type ClientType struct{ Layer, Type, Mode string }
 
 // Option configures a Checker.
 type Option func(*Checker)
@@ -77,7 +78,7 @@ func WithManifest(m *clientpatch.Manifest) Option {
 		c.clientsSource = m.Path
 		c.clients = make(map[string]ClientType, len(m.Clients))
 		for _, cl := range m.Clients {
-			c.clients[cl.Name] = ClientType{Layer: cl.Layer, Type: cl.Type}
+			c.clients[cl.Name] = ClientType{Layer: cl.Layer, Type: cl.Type, Mode: cl.Mode}
 		}
 	}
 }
@@ -133,6 +134,13 @@ type run struct {
 	c        *Checker
 	file     string
 	problems []Problem
+	modeRefs []modeRef // CL images whose entry declares a diffusion mode
+}
+
+// modeRef is a CL image reference whose manifest entry runs a given mode.
+type modeRef struct {
+	n          *yaml.Node
+	path, mode string
 }
 
 func (r *run) add(n *yaml.Node, path, format string, args ...any) {
@@ -228,6 +236,30 @@ func (r *run) top(root *yaml.Node) {
 	}
 	r.network(&f)
 	r.segdiff(&f)
+	r.modes(&f)
+}
+
+// modes checks that the CL images run the mode segdiff.mode declares (the
+// suite's verdicts and reports are labelled with it).
+func (r *run) modes(f *facts) {
+	mode := "segmented"
+	if f.segdiff != nil {
+		if ps, ok := pairsQuiet(f.segdiff); ok {
+			for _, p := range ps {
+				if p.key == "mode" {
+					mode = p.v.Value
+				}
+			}
+		}
+	}
+	if !slices.Contains(SegdiffModes, mode) {
+		return // reported by segdiff
+	}
+	for _, ref := range r.modeRefs {
+		if ref.mode != mode {
+			r.add(ref.n, ref.path, "%s runs mode %s (%s), but segdiff.mode is %s", ref.n.Value, ref.mode, r.c.clientsSource, mode)
+		}
+	}
 }
 
 // facts collects what cross-key checks need.
@@ -348,8 +380,11 @@ func (r *run) imageRefs(ps []pair, path string) {
 		if layer == "vc" {
 			continue // a VC image may come from the CL's entry
 		}
+		if layer == "cl" && entry.Mode != "" {
+			r.modeRefs = append(r.modeRefs, modeRef{n: p.v, path: kp, mode: entry.Mode})
+		}
 		if entry.Layer != "" && entry.Layer != layer {
-			r.add(p.v, kp, "%s is a %s image in %s, not %s", p.v.Value, entry.Layer, r.c.clientsSource, layer)
+			r.add(p.v, kp, "%s is an image for the %s layer in %s, not %s", p.v.Value, entry.Layer, r.c.clientsSource, layer)
 		} else if entry.Type != "" && entry.Type != types[layer] && knownType(layer, types[layer]) {
 			r.add(p.v, kp, "%s is built for %s_type %s, but this participant has %s_type %s", p.v.Value, layer, entry.Type, layer, types[layer])
 		}

@@ -115,6 +115,10 @@ func TestCheck(t *testing.T) {
 			want: "x.yaml:3: participants[0].cl_image: @clients/prysm-segmentd: no entry \"prysm-segmentd\" in clients.yaml (entries: geth-gloas, prysm-gloas, prysm-segmented) (did you mean prysm-segmented?)"},
 		{name: "client entry for another client type", old: "cl_type: prysm", new: "cl_type: lighthouse",
 			want: "x.yaml:3: participants[0].cl_image: @clients/prysm-segmented is built for cl_type prysm, but this participant has cl_type lighthouse"},
+		{name: "image runs another mode", old: "@clients/prysm-segmented", new: "@clients/prysm-gloas",
+			want: "x.yaml:3: participants[0].cl_image: @clients/prysm-gloas runs mode whole (clients.yaml), but segdiff.mode is segmented"},
+		{name: "el entry as cl image", old: "@clients/prysm-segmented", new: "@clients/geth-gloas",
+			want: "x.yaml:3: participants[0].cl_image: @clients/geth-gloas is an image for the el layer in clients.yaml, not cl"},
 		{name: "unknown additional service", old: "  - grafana", new: "  - grafana\n  - promethues",
 			want: "x.yaml:14: additional_services[2]: unknown additional service \"promethues\""},
 		{name: "fulu without custody", old: "count: 4", new: "count: 4\n    validator_count: 32",
@@ -134,8 +138,8 @@ func TestCheck(t *testing.T) {
 				src = strings.Replace(src, tt.old, tt.new, 1)
 			}
 			c := params.New(params.WithClientTypes("clients.yaml", map[string]params.ClientType{
-				"prysm-segmented": {Layer: "cl", Type: "prysm"},
-				"prysm-gloas":     {Layer: "cl", Type: "prysm"},
+				"prysm-segmented": {Layer: "cl", Type: "prysm", Mode: "segmented"},
+				"prysm-gloas":     {Layer: "cl", Type: "prysm", Mode: "whole"},
 				"geth-gloas":      {Layer: "el", Type: "geth"},
 			}))
 			got := c.Check("x.yaml", []byte(src))

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/segdiff/segdiff/clientpatch"
 	"github.com/segdiff/segdiff/kurtosis/starlarktest"
 	"github.com/segdiff/segdiff/params"
 )
@@ -342,6 +343,8 @@ func TestBadInputFails(t *testing.T) {
 			"disruptoor_params.shaping and segdiff.link_classes both shape participants"},
 		{"unresolved client ref", "participants: [{cl_type: prysm, cl_image: \"@clients/prysm-segmented\"}]\n",
 			"participants[0].cl_image is @clients/prysm-segmented: @clients/ references are resolved by `segdiff devnet up`"},
+		{"unresolved matrix client ref", "participants_matrix: {el: [{el_image: \"@clients/geth-gloas\"}]}\n",
+			"participants_matrix.el[0].el_image is @clients/geth-gloas"},
 		{"unknown ethereum-package key reaches the stub", "participantz: []\n", "Invalid parameter participantz"},
 	}
 	for _, tt := range tests {
@@ -354,9 +357,9 @@ func TestBadInputFails(t *testing.T) {
 	}
 }
 
-// TestNetworkParamsFilesRun runs every network-params file (with @clients/
-// images replaced by a tag, as `segdiff devnet up` does) and checks the node
-// count and the shaping it asks for.
+// TestNetworkParamsFilesRun runs every network-params file, its @clients/
+// images resolved from client-patches/clients.yaml as `segdiff devnet up`
+// does, and checks the node count, the mode and the shaping it asks for.
 func TestNetworkParamsFilesRun(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(packageDir, "..", "network-params", "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -368,12 +371,27 @@ func TestNetworkParamsFilesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resolved := strings.ReplaceAll(string(data), `"@clients/`, `"example/`)
 			var raw map[string]any
-			if err := yaml.Unmarshal([]byte(resolved), &raw); err != nil {
+			if err := yaml.Unmarshal(data, &raw); err != nil {
 				t.Fatal(err)
 			}
-			p, out := mustRun(t, resolved, "docker")
+			m, err := clientpatch.LoadFile(filepath.Join(packageDir, "..", clientpatch.DefaultPath))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := clientpatch.ResolveParticipants(raw, m); err != nil {
+				t.Fatal(err)
+			}
+			resolved, err := yaml.Marshal(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, out := mustRun(t, string(resolved), "docker")
+			for _, n := range out.SegdiffNodes {
+				if img := p.EthereumPackageArgs["participants"].([]any)[0].(map[string]any)["cl_image"]; strings.HasPrefix(fmt.Sprint(img), "@") {
+					t.Fatalf("node %s: cl_image %v left unresolved", n.ID, img)
+				}
+			}
 			want := 0
 			for _, part := range raw["participants"].([]any) {
 				c, ok := part.(map[string]any)["count"].(int)
