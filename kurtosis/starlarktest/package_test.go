@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/segdiff/segdiff/clientpatch"
+	devnetkurtosis "github.com/segdiff/segdiff/devnet/kurtosis"
 	"github.com/segdiff/segdiff/kurtosis/starlarktest"
 	"github.com/segdiff/segdiff/params"
 )
@@ -72,6 +73,10 @@ func run(t *testing.T, argsYAML, cluster string) (*starlarktest.Plan, output, er
 	if err == nil {
 		if jerr := json.Unmarshal(raw, &out); jerr != nil {
 			t.Fatalf("decode run output %s: %v", raw, jerr)
+		}
+		// The Go side (contract point 2) must accept what the package returns.
+		if _, perr := devnetkurtosis.ParseRunOutput(raw); perr != nil {
+			t.Errorf("devnet/kurtosis rejects the run output: %v\n%s", perr, raw)
 		}
 	}
 	return r.Plan(), out, err
@@ -152,6 +157,9 @@ func TestSegmentedPlan(t *testing.T) {
 	if _, ok := p.Services["disruptoor"]; ok {
 		t.Error("disruptoor launched without segdiff.link_classes")
 	}
+	if len(out.Shaping) != 0 {
+		t.Errorf("shaping = %v without segdiff.link_classes", out.Shaping)
+	}
 
 	if len(out.SegdiffNodes) != 6 {
 		t.Fatalf("segdiff_nodes = %d, want 6", len(out.SegdiffNodes))
@@ -170,8 +178,8 @@ func TestSegmentedPlan(t *testing.T) {
 		if _, ok := p.Services[n.CLService]; !ok {
 			t.Errorf("node %s names CL service %s, which the plan does not have", n.ID, n.CLService)
 		}
-		if n.LinkClass != "" {
-			t.Errorf("node %s link_class %q without shaping", n.ID, n.LinkClass)
+		if n.LinkClass != "datacenter" {
+			t.Errorf("node %s link_class %q without shaping, want datacenter (unshaped Docker bridge)", n.ID, n.LinkClass)
 		}
 	}
 	want := output{PrometheusService: "segdiff-prometheus", GrafanaService: "segdiff-grafana", Mode: "segmented",
