@@ -323,6 +323,20 @@ func (r *Recorder) AddReceivedBytes(slot uint64, kind Kind, n int) {
 	r.receivedBytes.WithLabelValues(strconv.FormatUint(slot, 10), kind.String()).Set(float64(st.bytes[kind]))
 }
 
+// AddUnattributedBytes adds n bytes of kind to
+// payload_diffusion_received_bytes_total only: payload-topic bytes that
+// cannot be attributed to a slot (e.g. IHAVE entries naming a whole-mode
+// content id the node has not seen). n ≤ 0 is ignored; an unknown kind
+// panics.
+func (r *Recorder) AddUnattributedBytes(kind Kind, n int) {
+	if kind != KindData && kind != KindControl {
+		panic(fmt.Sprintf("metrics: AddUnattributedBytes with unknown %v", kind))
+	}
+	if n > 0 {
+		r.bytesTotal.WithLabelValues(kind.String()).Add(float64(n))
+	}
+}
+
 // SegmentReceived counts a valid segment of slot's payload: a distinct one,
 // or a duplicate (a copy beyond the first). In whole mode the whole message
 // counts as one segment.

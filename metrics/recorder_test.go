@@ -256,13 +256,15 @@ func TestRecorderRetention(t *testing.T) {
 	}
 	// An event for a slot already outside the window is dropped...
 	r.Completed(2, slotStart(2))
-	// ...but its bytes still count in the total.
+	// ...but its bytes still count in the total, as unattributed ones do.
 	r.AddReceivedBytes(2, metrics.KindControl, 5)
+	r.AddUnattributedBytes(metrics.KindControl, 100)
+	r.AddUnattributedBytes(metrics.KindControl, -3)
 
 	snap, err := metrics.Parse(bytes.NewReader(gatherText(t, reg)), "node")
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{7, 8, 9, 10}, snap.SlotNumbers())
-	assert.EqualValues(t, 10*1_234+5, snap.Totals.ControlBytes)
+	assert.EqualValues(t, 10*1_234+5+100, snap.Totals.ControlBytes)
 
 	// Every per-slot series of a dropped slot is gone, not just some.
 	n, err := testutil.GatherAndCount(reg, metrics.NamePayloadSize, metrics.NameReceivedBytes)
@@ -297,6 +299,7 @@ func TestRecorderPanicsOnContractViolation(t *testing.T) {
 	assert.PanicsWithValue(t, `metrics: SegmentRejected with unknown reason "bad_proof" (want one of [index_range size proof group_mismatch decode install_timeout])`,
 		func() { r.SegmentRejected("bad_proof") })
 	assert.Panics(t, func() { r.AddReceivedBytes(1, metrics.Kind(9), 1) })
+	assert.Panics(t, func() { r.AddUnattributedBytes(metrics.Kind(2), 1) })
 }
 
 func TestRecorderConcurrent(t *testing.T) {

@@ -27,13 +27,13 @@ type Source interface {
 
 // Defaults of the options.
 const (
-	DefaultTimeout        = 5 * time.Second
-	DefaultRetries        = 2
-	DefaultBackoff        = 250 * time.Millisecond
-	DefaultMaxBackoff     = 2 * time.Second
-	DefaultConcurrency    = 8
-	DefaultMaxBodyBytes   = 64 << 20
-	DefaultSegdiffNodeKey = "segdiff_node"
+	DefaultTimeout      = 5 * time.Second
+	DefaultRetries      = 2
+	DefaultBackoff      = 250 * time.Millisecond
+	DefaultMaxBackoff   = 2 * time.Second
+	DefaultConcurrency  = 8
+	DefaultMaxBodyBytes = 64 << 20
+	DefaultNodeLabel    = "segdiff_node"
 )
 
 // Option configures a Direct or PromQL source.
@@ -138,7 +138,7 @@ func WithNow(now func() time.Time) Option {
 }
 
 // WithNodeLabel sets the label PromQL maps series to nodes by. Default
-// DefaultSegdiffNodeKey ("segdiff_node"), the label the segdiff Kurtosis
+// DefaultNodeLabel ("segdiff_node"), the label the segdiff Kurtosis
 // package's Prometheus puts on every target. Direct ignores it.
 func WithNodeLabel(name string) Option {
 	return func(p *parameters) error {
@@ -160,7 +160,7 @@ func parseAndCheckParameters(opts []Option) (*parameters, error) {
 		concurrency: DefaultConcurrency,
 		maxBody:     DefaultMaxBodyBytes,
 		now:         time.Now,
-		nodeLabel:   DefaultSegdiffNodeKey,
+		nodeLabel:   DefaultNodeLabel,
 	}
 	for _, opt := range opts {
 		if err := opt(p); err != nil {
