@@ -162,7 +162,7 @@ func TestDirectTimeout(t *testing.T) {
 func TestDirectContextEndsBackoff(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) })
 	d := newDirect(t, scrape.WithBackoff(time.Hour, time.Hour))
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second) // ample for the first attempt under load
 	defer cancel()
 	_, err := d.Snapshot(ctx, node("n1", srv.URL))
 	require.Error(t, err)
