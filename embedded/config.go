@@ -70,6 +70,10 @@ type Config struct {
 	// Overrides maps a node index to its own install delay (tests use it
 	// to hold one node's block back).
 	InstallDelayOverrides map[int]time.Duration `json:"install_delay_overrides,omitempty"`
+	// HeapProfile, when set, names a file that receives a heap profile at
+	// the last payload's deadline, when the network holds the most state
+	// (diagnostics; not part of the result).
+	HeapProfile string `json:"-"`
 }
 
 // Preset names.

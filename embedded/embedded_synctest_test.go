@@ -3,15 +3,20 @@
 package embedded_test
 
 import (
+	"io"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/embedded"
 )
 
-// smallConfig is a 16-node network that runs in seconds.
+// smallConfig is a 16-node network (degree 14 > Dhi) that runs in seconds.
 func smallConfig(mode devnet.Mode) embedded.Config {
 	c := embedded.DefaultConfig()
 	c.Nodes = 16
@@ -21,9 +26,11 @@ func smallConfig(mode devnet.Mode) embedded.Config {
 	return c
 }
 
-func simulate(t *testing.T, c embedded.Config) *embedded.Result {
+// synctestSimulate is the one entry into the bubble: embedded.Simulate runs
+// the whole network inside synctest.Test.
+func synctestSimulate(t *testing.T, c embedded.Config) *embedded.Result {
 	t.Helper()
-	var progress *os.File
+	var progress io.Writer
 	if testing.Verbose() {
 		progress = os.Stderr
 	}
@@ -34,20 +41,196 @@ func simulate(t *testing.T, c embedded.Config) *embedded.Result {
 	return res
 }
 
-func TestEveryNodeCompletes_synctest(t *testing.T) {
+func gauge(t *testing.T, res *embedded.Result, node int, name string, labels map[string]string) (float64, bool) {
+	t.Helper()
+	mfs, err := res.Registries[node].Gather()
+	if err != nil {
+		t.Fatalf("gather %s: %v", embedded.NodeID(node), err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if want, ok := labels[lp.GetName()]; ok && want != lp.GetValue() {
+					continue next
+				}
+			}
+			return value(m), true
+		}
+	}
+	return 0, false
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	}
+	return 0
+}
+
+// TestDiffusion_synctest runs each mode on 16 nodes and checks that every
+// node completes, the PTC count follows from the completion times, and the
+// byte accounting adds up against the wire.
+func TestDiffusion_synctest(t *testing.T) {
 	for _, mode := range []devnet.Mode{devnet.ModeWhole, devnet.ModeSegmented, devnet.ModeSegmentedBatch} {
 		t.Run(string(mode), func(t *testing.T) {
-			res := simulate(t, smallConfig(mode))
+			res := synctestSimulate(t, smallConfig(mode))
+			if len(res.Slots) != 2 {
+				t.Fatalf("got %d payload slots, want 2", len(res.Slots))
+			}
 			for _, s := range res.Slots {
+				slot := strconv.FormatUint(s.Slot, 10)
+				wantK := 1
+				if mode != devnet.ModeWhole {
+					wantK = (s.CompressedSize + res.Config.SegmentSize - 1) / res.Config.SegmentSize
+				}
+				if s.Segments != wantK {
+					t.Errorf("slot %d: %d messages, want %d", s.Slot, s.Segments, wantK)
+				}
 				for i, c := range s.Completion {
 					if c < 0 {
 						t.Errorf("slot %d: %s never completed", s.Slot, embedded.NodeID(i))
 					}
 				}
+				checkPTC(t, res, s)
+				checkBytes(t, res, s, slot)
 				p50, _ := s.Quantile(0.5)
 				mean, _ := s.Copies()
-				t.Logf("slot %d: p50 %v, copies %.2f, ptc %d", s.Slot, p50.Round(time.Millisecond), mean, s.PTC.PayloadPresent)
+				t.Logf("slot %d: p50 %v, copies %.2f, PTC %d/%d", s.Slot, p50.Round(time.Millisecond), mean, s.PTC.PayloadPresent, s.PTC.Size)
 			}
 		})
 	}
+}
+
+// checkPTC recomputes the votes from the committee and completion times.
+func checkPTC(t *testing.T, res *embedded.Result, s embedded.SlotResult) {
+	t.Helper()
+	c := res.Config
+	deadline := res.Timing.PayloadDeadline(s.Slot)
+	committee := embedded.PTCCommittee(c.Seed, s.Slot, (c.Nodes-1)*c.ValidatorsPerNode, c.PTCSize)
+	want := 0
+	for _, v := range committee {
+		node := 1 + v/c.ValidatorsPerNode
+		if d := s.Completion[node]; d >= 0 && !s.Reveal.Add(d).After(deadline) {
+			want++
+		}
+	}
+	if s.PTC.PayloadPresent != want || s.PTC.Size != c.PTCSize {
+		t.Errorf("slot %d: PTC %d/%d present, want %d/%d from completion times", s.Slot, s.PTC.PayloadPresent, s.PTC.Size, want, c.PTCSize)
+	}
+	if want == 0 {
+		t.Errorf("slot %d: no committee member's node completed by the deadline", s.Slot)
+	}
+}
+
+// checkBytes: what all nodes received equals what all nodes queued minus
+// what queues dropped (an independent count on the sending side); every node
+// received at least one copy; and each node's metric equals the tracer's.
+func checkBytes(t *testing.T, res *embedded.Result, s embedded.SlotResult, slot string) {
+	t.Helper()
+	var recv, sent, dropped int64
+	for i := range s.DataBytes {
+		recv += s.DataBytes[i]
+		sent += s.SentBytes[i]
+		dropped += s.DroppedBytes[i]
+		if i > 0 && s.DataBytes[i] < int64(s.CompressedSize) {
+			t.Errorf("slot %s: %s received %d data bytes, less than one copy (%d)", slot, embedded.NodeID(i), s.DataBytes[i], s.CompressedSize)
+		}
+		for kind, want := range map[string]int64{"data": s.DataBytes[i], "control": s.ControlBytes[i]} {
+			got, ok := gauge(t, res, i, "payload_diffusion_received_bytes", map[string]string{"slot": slot, "kind": kind})
+			if want > 0 && (!ok || int64(got) != want) {
+				t.Errorf("slot %s: %s exports received_bytes{kind=%s} = %v (present %v), tracer counted %d", slot, embedded.NodeID(i), kind, got, ok, want)
+			}
+		}
+	}
+	if recv != sent-dropped {
+		t.Errorf("slot %s: nodes received %d payload data bytes, peers sent %d − dropped %d = %d", slot, recv, sent, dropped, sent-dropped)
+	}
+	if s.ControlBytes[1] == 0 && s.DataBytes[1] == 0 {
+		t.Errorf("slot %s: node-001 has no bytes at all", slot)
+	}
+}
+
+// TestNoRelayBeforeInstall_synctest holds node 5's block back until 5 s
+// into the slot, 2 s after the reveal: its validator must park the payload
+// messages it receives (deferred > 0), it must not queue a single payload
+// message to a peer before its install, and the parked messages must still
+// be delivered (it completes after installing).
+func TestNoRelayBeforeInstall_synctest(t *testing.T) {
+	const late = 5
+	c := smallConfig(devnet.ModeSegmented)
+	c.InstallDelayOverrides = map[int]time.Duration{late: 5 * time.Second}
+	res := synctestSimulate(t, c)
+	if res.Deferred[late] == 0 {
+		t.Fatalf("%s deferred no payload message although its block was held back", embedded.NodeID(late))
+	}
+	for _, s := range res.Slots {
+		installed := s.InstalledAt[late]
+		if installed.IsZero() || installed.Before(s.Reveal) {
+			t.Fatalf("slot %d: %s installed at %v, want after the reveal %v", s.Slot, embedded.NodeID(late), installed, s.Reveal)
+		}
+		if first := s.FirstSentAt[late]; !first.IsZero() && first.Before(installed) {
+			t.Errorf("slot %d: %s relayed a payload message at %v, before installing its block at %v", s.Slot, embedded.NodeID(late), first, installed)
+		}
+		if d := s.Completion[late]; d < 0 || s.Reveal.Add(d).Before(installed) {
+			t.Errorf("slot %d: %s completed %v after the reveal, want after its install (%v)", s.Slot, embedded.NodeID(late), d, installed.Sub(s.Reveal))
+		}
+		for i, d := range s.Completion {
+			if d < 0 {
+				t.Errorf("slot %d: %s never completed", s.Slot, embedded.NodeID(i))
+			}
+		}
+	}
+	if got, ok := gauge(t, res, late, "payload_diffusion_segments_deferred_total", nil); !ok || int64(got) != res.Deferred[late] {
+		t.Errorf("%s exports segments_deferred_total = %v (present %v), want %d", embedded.NodeID(late), got, ok, res.Deferred[late])
+	}
+}
+
+// TestSameSeed_synctest: the seed fixes topology, link classes, placement,
+// proposers and PTC draws. Completion times are not bit-identical (pubsub's
+// peer shuffles use the global math/rand and peer ids are random keys), so
+// the medians are compared within a tolerance.
+func TestSameSeed_synctest(t *testing.T) {
+	c := smallConfig(devnet.ModeSegmented)
+	c.DatacenterShare = 0.2
+	a := synctestSimulate(t, c)
+	b := synctestSimulate(t, c)
+	if a.Edges != b.Edges {
+		t.Errorf("edges %d vs %d", a.Edges, b.Edges)
+	}
+	for i := range a.Nodes {
+		na, nb := a.Nodes[i], b.Nodes[i]
+		if na.LinkClass != nb.LinkClass || na.Region != nb.Region || strings.Join(roles(na), ",") != strings.Join(roles(nb), ",") {
+			t.Errorf("%s: run 1 %s/%s/%v, run 2 %s/%s/%v", na.ID, na.LinkClass, na.Region, na.Roles, nb.LinkClass, nb.Region, nb.Roles)
+		}
+	}
+	if a.Nodes[1].LinkClass != devnet.LinkDatacenter || a.Nodes[len(a.Nodes)-1].LinkClass != devnet.LinkHome {
+		t.Errorf("link classes %s … %s, want datacenter first, home last", a.Nodes[1].LinkClass, a.Nodes[len(a.Nodes)-1].LinkClass)
+	}
+	for i := range a.Slots {
+		sa, sb := a.Slots[i], b.Slots[i]
+		if sa.Proposer != sb.Proposer || sa.CompressedSize != sb.CompressedSize {
+			t.Errorf("slot %d: proposer %d/%d, size %d/%d", sa.Slot, sa.Proposer, sb.Proposer, sa.CompressedSize, sb.CompressedSize)
+		}
+		pa, _ := sa.Quantile(0.5)
+		pb, _ := sb.Quantile(0.5)
+		if diff := (pa - pb).Abs(); diff > max(pa, pb)/2 {
+			t.Errorf("slot %d: median completion %v vs %v with the same seed", sa.Slot, pa, pb)
+		}
+		t.Logf("slot %d: median %v vs %v", sa.Slot, pa.Round(time.Millisecond), pb.Round(time.Millisecond))
+	}
+}
+
+func roles(n embedded.NodeInfo) []string {
+	var out []string
+	for _, r := range n.Roles {
+		out = append(out, string(r))
+	}
+	return out
 }

@@ -366,3 +366,13 @@ func (n *node) completedAt(slot uint64) time.Time {
 	}
 	return time.Time{}
 }
+
+// installedAt returns when the node installed slot's block (zero if never).
+func (n *node) installedAt(slot uint64) time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if st, ok := n.slots[slot]; ok {
+		return st.installAt
+	}
+	return time.Time{}
+}

@@ -24,6 +24,9 @@ type Result struct {
 	// Setup is the virtual time spent dialling and settling the mesh.
 	Setup time.Duration `json:"setup"`
 	Slots []SlotResult  `json:"slots"`
+	// Deferred counts, per node, payload messages its validator held until
+	// their block was installed.
+	Deferred []int64 `json:"deferred"`
 	// Registries holds every node's metrics, by node index, for serving
 	// after the run.
 	Registries []*prometheus.Registry `json:"-"`
@@ -54,9 +57,18 @@ type SlotResult struct {
 	// verified payload. The builder's entry is 0.
 	Completion []time.Duration `json:"completion_ns"`
 	// DataBytes and ControlBytes received per node for this payload.
-	DataBytes    []int64         `json:"data_bytes"`
-	ControlBytes []int64         `json:"control_bytes"`
-	PTC          devnet.PTCVotes `json:"ptc"`
+	DataBytes    []int64 `json:"data_bytes"`
+	ControlBytes []int64 `json:"control_bytes"`
+	// SentBytes and DroppedBytes are payload data bytes each node queued to
+	// peers and dropped from full queues: Σ received = Σ sent − Σ dropped.
+	SentBytes    []int64 `json:"sent_bytes"`
+	DroppedBytes []int64 `json:"dropped_bytes"`
+	// InstalledAt is when each node installed the slot's block and
+	// FirstSentAt when it first queued a payload message to a peer (zero:
+	// never).
+	InstalledAt []time.Time     `json:"installed_at"`
+	FirstSentAt []time.Time     `json:"first_sent_at"`
+	PTC         devnet.PTCVotes `json:"ptc"`
 }
 
 // NodeID is the stable name of node i ("node-007").

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -213,6 +216,11 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 			return nil, err
 		}
 		time.Sleep(time.Until(timing.PayloadDeadline(p.slot)))
+		if i == len(payloads)-1 && cfg.HeapProfile != "" {
+			if err := writeHeapProfile(cfg.HeapProfile); err != nil {
+				return nil, err
+			}
+		}
 		done := r.doneCount(p.slot)
 		fmt.Fprintf(progress, "slot %d/%d: %d/%d nodes complete at the payload deadline (%.1f%%)\n",
 			p.slot, len(payloads), done, cfg.Nodes, 100*float64(done)/float64(cfg.Nodes))
@@ -223,10 +231,11 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 	res := &Result{Config: cfg, Edges: len(edges), Timing: timing, Setup: setup}
 	res.Nodes = nodeInfos(cfg, r, lat, classes, payloads)
 	for i, p := range payloads {
-		res.Slots = append(res.Slots, slotResult(r, p, reveals[i], i > 0, timing, res.Nodes))
+		res.Slots = append(res.Slots, slotResult(r, p, reveals[i], i > 0, timing))
 	}
-	for _, n := range r.nodes {
+	for i, n := range r.nodes {
 		res.Registries = append(res.Registries, n.reg)
+		res.Deferred = append(res.Deferred, r.deferred[i].Load())
 	}
 	return res, nil
 }
@@ -331,7 +340,7 @@ func nodeInfos(c Config, r *run, lat *latencyModel, classes []devnet.LinkClass, 
 // slotResult collects one payload's outcome. The PTC votes: each committee
 // position votes payload_present iff its validator's node held the verified
 // payload by the payload deadline.
-func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.Timing, nodes []NodeInfo) SlotResult {
+func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.Timing) SlotResult {
 	n := len(r.nodes)
 	s := SlotResult{
 		Slot: p.slot, Warm: warm, Proposer: p.proposer, Reveal: revealAt,
@@ -339,6 +348,10 @@ func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.
 		Completion:   make([]time.Duration, n),
 		DataBytes:    make([]int64, n),
 		ControlBytes: make([]int64, n),
+		SentBytes:    make([]int64, n),
+		DroppedBytes: make([]int64, n),
+		InstalledAt:  make([]time.Time, n),
+		FirstSentAt:  make([]time.Time, n),
 	}
 	r.mu.Lock()
 	done := r.completed[p.slot]
@@ -349,6 +362,8 @@ func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.
 			s.Completion[i] = done[i].Sub(revealAt)
 		}
 		s.DataBytes[i], s.ControlBytes[i] = nd.tr.slotBytes(p.slot)
+		s.SentBytes[i], s.DroppedBytes[i], s.FirstSentAt[i] = nd.tr.slotSent(p.slot)
+		s.InstalledAt[i] = nd.installedAt(p.slot)
 	}
 	deadline := timing.PayloadDeadline(p.slot)
 	vpn := r.cfg.ValidatorsPerNode
@@ -362,4 +377,17 @@ func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.
 	}
 	s.PTC = devnet.PTCVotes{Slot: p.slot, Size: r.cfg.PTCSize, PayloadPresent: votes, Source: "embedded"}
 	return s
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write heap profile: %w", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return fmt.Errorf("write heap profile: %w", err)
+	}
+	return nil
 }

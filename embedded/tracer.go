@@ -39,7 +39,6 @@ type tracer struct {
 	sentData  map[uint64]int64 // payload data bytes queued to peers
 	dropData  map[uint64]int64 // payload data bytes dropped from queues
 	firstSent map[uint64]time.Time
-	validated map[uint64]int64 // bytes seen by ValidateMessage/DuplicateMessage (a second count)
 }
 
 var _ pubsub.RawTracer = (*tracer)(nil)
@@ -54,7 +53,6 @@ func newTracer(n *node, topic string) *tracer {
 		sentData:  map[uint64]int64{},
 		dropData:  map[uint64]int64{},
 		firstSent: map[uint64]time.Time{},
-		validated: map[uint64]int64{},
 	}
 }
 
@@ -158,21 +156,9 @@ func (t *tracer) sent(rpc *pubsub.RPC, into map[uint64]int64, first bool) {
 	}
 }
 
-func (t *tracer) countValidated(msg *pubsub.Message) {
-	if msg.GetTopic() != t.topic || msg.ReceivedFrom == t.n.host.ID() {
-		return
-	}
-	if slot, ok := payloadSlot(msg.Data); ok {
-		t.mu.Lock()
-		t.validated[slot] += int64(len(msg.Data))
-		t.mu.Unlock()
-	}
-}
-
-func (t *tracer) ValidateMessage(msg *pubsub.Message) { t.countValidated(msg) }
+func (t *tracer) ValidateMessage(*pubsub.Message) {}
 
 func (t *tracer) DuplicateMessage(msg *pubsub.Message) {
-	t.countValidated(msg)
 	if msg.GetTopic() != t.topic {
 		return
 	}
@@ -208,6 +194,14 @@ func (t *tracer) slotBytes(slot uint64) (data, control int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.data[slot], t.control[slot]
+}
+
+// slotSent returns the payload data bytes queued and dropped for slot, and
+// when the first was queued.
+func (t *tracer) slotSent(slot uint64) (sent, dropped int64, first time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sentData[slot], t.dropData[slot], t.firstSent[slot]
 }
 
 func (t *tracer) OnNewOutboundStream(peer.ID, protocol.ID)             {}

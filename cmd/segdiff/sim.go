@@ -26,12 +26,12 @@ func init() {
 // simFlags are the sim subcommand's flags; zero or empty values keep the
 // preset's.
 type simFlags struct {
-	preset                 string
-	modes, seeds           string
-	cfg                    embedded.Config
-	jsonPath, endpoints    string
-	serve                  string
-	cpuProfile, memProfile string
+	preset              string
+	modes, seeds        string
+	cfg                 embedded.Config
+	jsonPath, endpoints string
+	serve               string
+	cpuProfile          string
 }
 
 func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
@@ -68,7 +68,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs.StringVar(&f.serve, "serve", "", "after the run keep serving every node's metrics at http://ADDR/nodes/<id>/metrics until interrupted (one run only)")
 	fs.StringVar(&f.endpoints, "endpoints", "", "write the endpoints descriptor (nodes, metrics URLs, timing, PTC votes) as JSON to this file")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
-	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end to this file")
+	fs.StringVar(&f.cfg.HeapProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -125,6 +125,7 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 	if o.Latency != "" {
 		base.Latency = o.Latency
 	}
+	base.HeapProfile = o.HeapProfile
 	if o.PayloadDueBPS != 0 {
 		base.PayloadDueBPS = o.PayloadDueBPS
 	}
@@ -236,11 +237,6 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		sums = append(sums, s)
 		runs = append(runs, simRun{Summary: s, WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
 	}
-	if f.memProfile != "" {
-		if err := writeHeapProfile(f.memProfile); err != nil {
-			return err
-		}
-	}
 	if err := embedded.WriteSummaryTable(stdout, sums, cfgs[0].Window); err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
@@ -275,18 +271,6 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 	}
 	if srv != nil {
 		<-ctx.Done() // until interrupted (the backend's Close sends SIGTERM)
-	}
-	return nil
-}
-
-func writeHeapProfile(path string) error {
-	pf, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create heap profile: %w", err)
-	}
-	defer pf.Close()
-	if err := pprof.WriteHeapProfile(pf); err != nil {
-		return fmt.Errorf("write heap profile: %w", err)
 	}
 	return nil
 }
