@@ -87,7 +87,7 @@ const (
 // on two cores.
 func DefaultConfig() Config {
 	return Config{
-		Nodes:             48,
+		Nodes:             32,
 		Degree:            20,
 		MeshD:             8,
 		Seed:              7,

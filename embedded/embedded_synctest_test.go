@@ -4,6 +4,7 @@ package embedded_test
 
 import (
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -104,6 +105,7 @@ func TestDiffusion_synctest(t *testing.T) {
 				mean, _ := s.Copies()
 				t.Logf("slot %d: p50 %v, copies %.2f, PTC %d/%d", s.Slot, p50.Round(time.Millisecond), mean, s.PTC.PayloadPresent, s.PTC.Size)
 			}
+			checkServe(t, res)
 		})
 	}
 }
@@ -233,4 +235,30 @@ func roles(n embedded.NodeInfo) []string {
 		out = append(out, string(r))
 	}
 	return out
+}
+
+// checkServe serves the registries over HTTP, as the backend does, and
+// scrapes one node through the endpoints descriptor.
+func checkServe(t *testing.T, res *embedded.Result) {
+	t.Helper()
+	srv, err := embedded.Serve("127.0.0.1:0", res)
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	defer srv.Close()
+	e := srv.Endpoints()
+	if len(e.Nodes) != len(res.Nodes) || len(e.PTC) != len(res.Slots) {
+		t.Fatalf("endpoints list %d nodes and %d PTC slots, want %d and %d", len(e.Nodes), len(e.PTC), len(res.Nodes), len(res.Slots))
+	}
+	resp, err := http.Get(e.Nodes[1].MetricsURL)
+	if err != nil {
+		t.Fatalf("scrape %s: %v", e.Nodes[1].MetricsURL, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{`payload_diffusion_completed_timestamp_seconds{slot="1"}`, `payload_diffusion_info{client="embedded"`} {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Errorf("scrape %s: status %d, body lacks %s", e.Nodes[1].MetricsURL, resp.StatusCode, want)
+		}
+	}
 }
