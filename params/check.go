@@ -217,7 +217,13 @@ func (r *run) top(root *yaml.Node) {
 			if ps2, ok := r.pairs(p.v, p.key); ok {
 				r.knownKeys(ps2, p.key, BlockKeys[p.key])
 			}
+		case "buildoor_params":
+			f.buildoor = p.v
+			if ps2, ok := r.pairs(p.v, p.key); ok {
+				r.knownKeys(ps2, p.key, BlockKeys[p.key])
+			}
 		case "mev_type":
+			f.mevType = p.v
 			if !isNull(p.v) && !slices.Contains(MEVTypes, p.v.Value) {
 				r.add(p.v, p.key, "unknown mev_type %q; use one of %s or null%s", p.v.Value, strings.Join(MEVTypes, ", "), suggest(p.v.Value, MEVTypes))
 			}
@@ -235,8 +241,55 @@ func (r *run) top(root *yaml.Node) {
 		}
 	}
 	r.network(&f)
+	r.builders(&f)
 	r.segdiff(&f)
 	r.modes(&f)
+}
+
+// builders checks buildoor_params.instances' preconditions.
+func (r *run) builders(f *facts) {
+	if f.buildoor == nil {
+		return
+	}
+	ps, ok := pairsQuiet(f.buildoor)
+	if !ok {
+		return
+	}
+	for _, p := range ps {
+		if p.key != "instances" || isNull(p.v) {
+			continue
+		}
+		if !slices.Contains(f.services, "buildoor") {
+			r.add(p.kn, "buildoor_params.instances", "needs buildoor in additional_services")
+		}
+		if f.mevType != nil && !isNull(f.mevType) {
+			r.add(p.kn, "buildoor_params.instances", "cannot be combined with mev_type %s (the ePBS builder replaces mev-boost)", f.mevType.Value)
+		}
+		items, ok := r.items(p.v, "buildoor_params.instances")
+		if !ok {
+			continue
+		}
+		total := f.total()
+		for i, item := range items {
+			ips, ok := pairsQuiet(item)
+			if !ok {
+				r.add(item, fmt.Sprintf("buildoor_params.instances[%d]", i), "must be a map {participant, count, image}")
+				continue
+			}
+			for _, q := range ips {
+				path := fmt.Sprintf("buildoor_params.instances[%d].%s", i, q.key)
+				switch q.key {
+				case "participant":
+					if v, ok := r.int(q.v, path); ok && (v < 1 || v > int64(total)) {
+						r.add(q.v, path, "participant %d out of range: 1-based, %d participants", v, total)
+					}
+				case "count", "image":
+				default:
+					r.add(q.kn, path, "unknown key%s", suggest(q.key, []string{"participant", "count", "image"}))
+				}
+			}
+		}
+	}
 }
 
 // modes checks that the CL images run the mode segdiff.mode declares (the
@@ -271,6 +324,9 @@ type facts struct {
 	// validatorCounts: explicit validator_count per expanded participant (-1 = default).
 	validatorCounts []int64
 	supernode       bool
+	nimbus          []*yaml.Node // cl_type: nimbus values
+	buildoor        *yaml.Node   // buildoor_params
+	mevType         *yaml.Node
 }
 
 func (f *facts) total() int {
@@ -314,7 +370,7 @@ func (r *run) participants(n *yaml.Node, f *facts) int {
 			case "supernode":
 				f.supernode = f.supernode || p.v.Value == "true"
 			default:
-				r.participantValue(p, kp)
+				r.participantValue(p, kp, f)
 			}
 		}
 		r.imageRefs(ps, path)
@@ -326,10 +382,25 @@ func (r *run) participants(n *yaml.Node, f *facts) int {
 	return total
 }
 
-// participantValue checks client types and image references.
-func (r *run) participantValue(p pair, path string) {
+// participantValue checks client types and per-participant traps.
+func (r *run) participantValue(p pair, path string, f *facts) {
 	switch p.key {
+	case "prometheus_config":
+		// ethereum-package replaces its default dict wholesale and then reads
+		// both keys, so a partial dict fails inside the package.
+		if ps, ok := r.pairs(p.v, path); ok {
+			have := map[string]bool{}
+			for _, q := range ps {
+				have[q.key] = true
+			}
+			if !have["scrape_interval"] || !have["labels"] {
+				r.add(p.v, path, "give both scrape_interval and labels (labels: null is fine): ethereum-package replaces its default prometheus_config with this map and reads both")
+			}
+		}
 	case "cl_type":
+		if p.v.Value == "nimbus" {
+			f.nimbus = append(f.nimbus, p.v)
+		}
 		r.clientType(p.v, path, CLTypes, false)
 	case "el_type":
 		r.clientType(p.v, path, ELTypes, true)
@@ -462,7 +533,7 @@ func (r *run) matrix(n *yaml.Node, f *facts) int {
 				case "supernode":
 					f.supernode = f.supernode || q.v.Value == "true"
 				default:
-					r.participantValue(q, join(ip, q.key))
+					r.participantValue(q, join(ip, q.key), f)
 				}
 			}
 			r.imageRefs(ips, ip)
@@ -551,6 +622,13 @@ func (r *run) network(f *facts) {
 			r.add(n, "network_params.network", "%q is not kurtosis: ethereum-package joins an existing network (validators zeroed, checkpoint sync); a local devnet must use network: kurtosis", name)
 		}
 	}
+	// Epochs are uint64; FAR_FUTURE is 2^64-1, one more overflows.
+	for key, n := range values {
+		isEpoch := strings.HasSuffix(key, "_fork_epoch") || (strings.HasPrefix(key, "bpo_") && strings.HasSuffix(key, "_epoch"))
+		if isEpoch {
+			r.uint(n, "network_params."+key)
+		}
+	}
 	// builder_count > 0 requires Gloas at genesis.
 	if n, ok := values["builder_count"]; ok {
 		if count, ok := r.int(n, "network_params.builder_count"); ok && count > 0 {
@@ -584,6 +662,25 @@ func (r *run) network(f *facts) {
 		ms, ok2 := intQuiet(sdm)
 		if ok1 && ok2 && s*1000 != ms {
 			r.add(sdm, "network_params.slot_duration_ms", "slot_duration_ms %d disagrees with seconds_per_slot %d; set only one (ethereum-package derives the other) or make them agree", ms, s)
+		}
+	}
+	// Nimbus: >= 12 s slots on mainnet, exactly 6 s on minimal.
+	if len(f.nimbus) > 0 {
+		preset, seconds := "mainnet", int64(12)
+		if n, ok := values["preset"]; ok {
+			preset = n.Value
+		}
+		if preset == "minimal" {
+			seconds = 6
+		}
+		if n, ok := values["seconds_per_slot"]; ok {
+			seconds, _ = intQuiet(n)
+		} else if n, ok := values["slot_duration_ms"]; ok {
+			ms, _ := intQuiet(n)
+			seconds = ms / 1000
+		}
+		if (preset == "minimal" && seconds != 6) || (preset != "minimal" && seconds < 12) {
+			r.add(f.nimbus[0], "cl_type", "nimbus needs seconds_per_slot >= 12 on the mainnet preset and == 6 on minimal (preset %s, %d s)", preset, seconds)
 		}
 	}
 	// Fulu on a local network needs a node that custodies every column.

@@ -74,9 +74,10 @@ segdiff:
 
 func TestCheck(t *testing.T) {
 	tests := []struct {
-		name     string
-		old, new string
-		want     string // substring of the single expected problem
+		name       string
+		old, new   string
+		old2, new2 string // optional second replacement
+		want       string // substring of the single expected problem; "" for none
 	}{
 		{name: "valid", want: ""},
 		{name: "unknown participant key", old: "el_type: geth", new: "el_tpye: geth",
@@ -125,6 +126,18 @@ func TestCheck(t *testing.T) {
 			want: "participants: Fulu is scheduled but no participant has supernode: true"},
 		{name: "shaping conflict", old: "additional_services:", new: "disruptoor_params:\n  shaping: []\nadditional_services:",
 			want: "x.yaml:12: disruptoor_params.shaping: conflicts with segdiff.link_classes"},
+		{name: "partial prometheus_config", old: "count: 4", new: "count: 4\n    prometheus_config: {scrape_interval: 5s}",
+			want: "x.yaml:6: participants[0].prometheus_config: give both scrape_interval and labels"},
+		{name: "nimbus with short slots", old: "cl_type: prysm\n    cl_image: \"@clients/prysm-segmented\"", new: "cl_type: nimbus",
+			old2: "seconds_per_slot: 12", new2: "seconds_per_slot: 6",
+			want: "x.yaml:2: cl_type: nimbus needs seconds_per_slot >= 12 on the mainnet preset and == 6 on minimal (preset mainnet, 6 s)"},
+		{name: "epoch beyond uint64", old: "gloas_fork_epoch: 0", new: "gloas_fork_epoch: 18446744073709551616",
+			want: "x.yaml:9: network_params.gloas_fork_epoch: must be an unsigned integer (at most 2^64-1)"},
+		{name: "far future epoch is fine", old: "  builder_count: 0", new: "  builder_count: 0\n  heze_fork_epoch: 18446744073709551615"},
+		{name: "buildoor instances without the service", old: "additional_services:", new: "buildoor_params:\n  instances: [{participant: 1}]\nadditional_services:",
+			want: "x.yaml:12: buildoor_params.instances: needs buildoor in additional_services"},
+		{name: "buildoor instance out of range", old: "  - grafana", new: "  - grafana\n  - buildoor\nbuildoor_params:\n  instances: [{participant: 5}]",
+			want: "x.yaml:16: buildoor_params.instances[0].participant: participant 5 out of range: 1-based, 4 participants"},
 		{name: "yaml syntax", old: "  - grafana", new: "  - grafana\n bad: [",
 			want: "x.yaml:"},
 	}
@@ -136,6 +149,12 @@ func TestCheck(t *testing.T) {
 					t.Fatalf("test bug: %q not in base", tt.old)
 				}
 				src = strings.Replace(src, tt.old, tt.new, 1)
+			}
+			if tt.old2 != "" {
+				if !strings.Contains(src, tt.old2) {
+					t.Fatalf("test bug: %q not in base", tt.old2)
+				}
+				src = strings.Replace(src, tt.old2, tt.new2, 1)
 			}
 			c := params.New(params.WithClientTypes("clients.yaml", map[string]params.ClientType{
 				"prysm-segmented": {Layer: "cl", Type: "prysm", Mode: "segmented"},
