@@ -397,4 +397,3 @@ func TestEngineVersionMismatch(t *testing.T) {
 		t.Errorf("Down against engine 1.19.3: %v, want ErrNoEngine naming the version", err)
 	}
 }
-
