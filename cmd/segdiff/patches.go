@@ -28,7 +28,7 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
   build  --source DIR [--client NAME] [--manifest F] [--tag IMAGE]
          docker build the patched checkout into the manifest's image
   matrix [--manifest F]
-         print the nightly job matrix (JSON) of the buildable clients
+         print the nightly job matrix (JSON): one job per client and params file
 `
 
 func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -231,10 +231,11 @@ func firstLine(b []byte) string {
 	return string(b)
 }
 
-// matrixEntry is one nightly job: a buildable client with one of its
-// network-params files.
+// matrixEntry is one nightly job: a client with one of its network-params
+// files. Build is false for a published image (no checkout, patch or build).
 type matrixEntry struct {
 	Client string `json:"client"`
+	Build  bool   `json:"build"`
 	Repo   string `json:"repo"`
 	Branch string `json:"branch"`
 	Commit string `json:"commit"`
@@ -243,21 +244,17 @@ type matrixEntry struct {
 }
 
 func patchesMatrix(m *clientpatch.Manifest, stdout, stderr io.Writer) int {
-	var include []matrixEntry
+	include := []matrixEntry{}
 	for _, c := range m.Clients {
-		if !c.Buildable() {
-			continue
-		}
 		for _, p := range c.Params {
-			include = append(include, matrixEntry{c.Name, c.Repo, c.Branch, c.Commit, c.Image, p})
+			include = append(include, matrixEntry{c.Name, c.Buildable(), c.Repo, c.Branch, c.Commit, c.Image, p})
 		}
 	}
 	if len(include) == 0 {
-		fmt.Fprintf(stderr, "segdiff patches matrix: no buildable client in %s lists params\n", m.Path)
+		fmt.Fprintf(stderr, "segdiff patches matrix: no client in %s lists params\n", m.Path)
 		return 1
 	}
-	enc := json.NewEncoder(stdout)
-	if err := enc.Encode(map[string]any{"include": include}); err != nil {
+	if err := json.NewEncoder(stdout).Encode(map[string]any{"include": include}); err != nil {
 		fmt.Fprintf(stderr, "segdiff patches matrix: %v\n", err)
 		return 1
 	}

@@ -123,8 +123,22 @@ func TestPatchesMatrix(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Include) == 0 || m.Include[0].Client != "prysm-segmented" || m.Include[0].Branch == "" || m.Include[0].Params == "" {
-		t.Fatalf("matrix %+v", m)
+	built, baseline := 0, 0
+	for _, e := range m.Include {
+		if e.Params == "" || e.Image == "" {
+			t.Errorf("entry without params or image: %+v", e)
+		}
+		if e.Build {
+			built++
+			if e.Repo == "" || e.Branch == "" || len(e.Commit) != 40 {
+				t.Errorf("buildable entry without its source: %+v", e)
+			}
+		} else {
+			baseline++
+		}
+	}
+	if built == 0 || baseline == 0 {
+		t.Fatalf("want buildable and published-image jobs, got %+v", m.Include)
 	}
 }
 
