@@ -118,26 +118,26 @@ func stubSanityCheck(in map[string]any) error {
 	top := params.TopLevelKeys()
 	for k := range in {
 		if !slices.Contains(top, k) {
-			return fmt.Errorf("Invalid parameter %s, allowed fields %v", k, top)
+			return fmt.Errorf("ethereum-package: Invalid parameter %s, allowed fields %v", k, top)
 		}
 	}
 	for _, p := range listOf(in["participants"]) {
 		for k := range mapOf(p) {
 			if !slices.Contains(params.ParticipantKeys, k) {
-				return fmt.Errorf("Invalid parameter %s for participants. Allowed fields: %v", k, params.ParticipantKeys)
+				return fmt.Errorf("ethereum-package: Invalid parameter %s for participants. Allowed fields: %v", k, params.ParticipantKeys)
 			}
 		}
 	}
 	for block, keys := range params.BlockKeys {
 		for k := range mapOf(in[block]) {
 			if !slices.Contains(keys, k) {
-				return fmt.Errorf("Invalid parameter %s for %s. Allowed fields: %v", k, block, keys)
+				return fmt.Errorf("ethereum-package: Invalid parameter %s for %s. Allowed fields: %v", k, block, keys)
 			}
 		}
 	}
 	for _, s := range stringsOf(in["additional_services"]) {
 		if !slices.Contains(params.AdditionalServices, s) {
-			return fmt.Errorf("Invalid additional_services %s, allowed fields: %v", s, params.AdditionalServices)
+			return fmt.Errorf("ethereum-package: Invalid additional_services %s, allowed fields: %v", s, params.AdditionalServices)
 		}
 	}
 	return nil
@@ -215,7 +215,7 @@ func stubExpand(in map[string]any) []stubParticipant {
 func (r *Runtime) stubParticipant(th *starlark.Thread, idx, width int, p stubParticipant) (starlark.Value, error) {
 	cm, ok := clMetrics[p.cl]
 	if !ok {
-		return nil, fmt.Errorf("Unsupported launcher '%s', need one of %v", p.cl, params.CLTypes)
+		return nil, fmt.Errorf("ethereum-package: Unsupported launcher '%s', need one of %v", p.cl, params.CLTypes)
 	}
 	id := fmt.Sprintf("%0*d", width, idx)
 	noEL := p.el == "" || strings.EqualFold(p.el, "none")
@@ -253,7 +253,7 @@ func (r *Runtime) stubParticipant(th *starlark.Thread, idx, width int, p stubPar
 	if !noEL {
 		path, known := elMetrics[p.el]
 		if !known && p.el != "ethereumjs" {
-			return nil, fmt.Errorf("Unsupported launcher '%s', need one of %v", p.el, params.ELTypes)
+			return nil, fmt.Errorf("ethereum-package: Unsupported launcher '%s', need one of %v", p.el, params.ELTypes)
 		}
 		elName := fmt.Sprintf("el-%s-%s-%s", id, p.el, p.cl)
 		ports := map[string]Port{"rpc": {8545, "TCP", "http"}, "ws": {8546, "TCP", ""}, "engine-rpc": {8551, "TCP", ""}}

@@ -35,7 +35,7 @@ import (
 // Kurtosis's messages for the constructs its dialect rejects at run time.
 const (
 	errLoad  = "load() statement is not available in Kurtosis. Please use instead `module = import_module(...)`"
-	errPrint = "The default `print` function isn't supported please use `plan.print(...)` instead"
+	errPrint = "print: the default `print` function isn't supported please use `plan.print(...)` instead"
 	errNow   = "time.now() is not supported by Kurtosis (it would make runs non-reproducible)"
 )
 
@@ -290,7 +290,7 @@ func (r *Runtime) importModule(locator string) (*starlarkstruct.Module, error) {
 		return nil, fmt.Errorf("import_module: %s is not a .star file", locator)
 	}
 	if r.loading[locator] {
-		return nil, fmt.Errorf("There's a cycle in the import_module calls: %s", locator)
+		return nil, fmt.Errorf("import_module: there's a cycle in the import_module calls: %s", locator)
 	}
 	src, err := os.ReadFile(file)
 	if err != nil {
