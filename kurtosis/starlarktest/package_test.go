@@ -55,11 +55,25 @@ type prometheusConfig struct {
 	} `yaml:"scrape_configs"`
 }
 
-// run executes the package with YAML args on the given cluster type.
+// run executes the package with YAML args on the given cluster type,
+// privileged exactly when the args set segdiff.link_classes (what `segdiff
+// devnet up` does).
 func run(t *testing.T, argsYAML, cluster string) (*starlarktest.Plan, output, error) {
+	t.Helper()
+	var parsed struct {
+		Segdiff struct {
+			LinkClasses any `yaml:"link_classes"`
+		} `yaml:"segdiff"`
+	}
+	_ = yaml.Unmarshal([]byte(argsYAML), &parsed)
+	return runWith(t, argsYAML, cluster, parsed.Segdiff.LinkClasses != nil)
+}
+
+func runWith(t *testing.T, argsYAML, cluster string, privileged bool) (*starlarktest.Plan, output, error) {
 	t.Helper()
 	r, err := starlarktest.New(packageDir,
 		starlarktest.WithClusterType(cluster),
+		starlarktest.WithAllowPrivilegedMode(privileged),
 		starlarktest.WithRemoteModule(starlarktest.EthereumPackageLocator, starlarktest.EthereumPackageStub))
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +328,11 @@ func TestKubernetes(t *testing.T) {
 	_, _, err := run(t, shaped, "kubernetes")
 	if err == nil || !strings.Contains(err.Error(), "segdiff.link_classes needs the Docker backend") || !strings.Contains(err.Error(), "this cluster is kubernetes") {
 		t.Fatalf("kubernetes + shaping: err = %v, want the Docker-backend message", err)
+	}
+	// Docker, but the run not privileged: disruptoor cannot start.
+	_, _, err = runWith(t, shaped, "docker", false)
+	if err == nil || !strings.Contains(err.Error(), `service "disruptoor" is privileged, but the run does not allow privileged mode`) {
+		t.Fatalf("shaping without a privileged run: err = %v", err)
 	}
 	// Without shaping, Kubernetes is fine.
 	p, out := mustRun(t, "participants: [{count: 2}]\n", "kubernetes")

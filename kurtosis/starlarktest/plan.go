@@ -95,6 +95,9 @@ func (r *Runtime) registerService(s *Service) (starlark.Value, error) {
 	if _, dup := r.plan.Services[s.Name]; dup {
 		return nil, fmt.Errorf("add_service: service %q already exists in the enclave", s.Name)
 	}
+	if s.Privileged && !r.privileged {
+		return nil, fmt.Errorf("add_service: service %q is privileged, but the run does not allow privileged mode (kurtosis run --privileged, SDK WithAllowPrivilegedMode(true))", s.Name)
+	}
 	r.plan.Services[s.Name] = s
 	ports := starlark.NewDict(len(s.Ports))
 	for id, port := range s.Ports {

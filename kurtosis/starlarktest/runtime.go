@@ -52,6 +52,7 @@ type Runtime struct {
 	root        string // directory holding kurtosis.yml
 	packageName string
 	clusterType string
+	privileged  bool
 	remote      map[string]RemoteModule
 	modules     map[string]*starlarkstruct.Module
 	loading     map[string]bool
@@ -64,6 +65,10 @@ type Option func(*Runtime)
 
 // WithClusterType sets what plan.get_cluster_type() returns (default "docker").
 func WithClusterType(t string) Option { return func(r *Runtime) { r.clusterType = t } }
+
+// WithAllowPrivilegedMode is the run-level opt-in (CLI --privileged, SDK
+// WithAllowPrivilegedMode) that privileged services need; default false.
+func WithAllowPrivilegedMode(allow bool) Option { return func(r *Runtime) { r.privileged = allow } }
 
 // WithRemoteModule makes import_module(locator) return the stub's members;
 // locator must match exactly, including any "@ref".
