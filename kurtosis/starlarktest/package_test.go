@@ -168,6 +168,15 @@ func TestSegmentedPlan(t *testing.T) {
 		!strings.Contains(prov.Files["datasources/datasource.yml"], "uid: segdiff-prometheus") {
 		t.Fatalf("grafana datasource not pointing at segdiff-prometheus: %+v", prov)
 	}
+	for file, want := range map[string]string{"datasources/datasource.yml": "datasources", "dashboards/dashboards.yml": "providers"} {
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte(prov.Files[file]), &doc); err != nil || doc[want] == nil {
+			t.Errorf("grafana provisioning %s: %v, want a YAML map with %s:\n%s", file, err, want, prov.Files[file])
+		}
+	}
+	if graf.Env["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"] != "/dashboards/segdiff.json" || graf.Env["GF_PATHS_PROVISIONING"] != "/config" {
+		t.Errorf("grafana env = %v", graf.Env)
+	}
 	if _, ok := p.Services["disruptoor"]; ok {
 		t.Error("disruptoor launched without segdiff.link_classes")
 	}
