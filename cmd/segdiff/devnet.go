@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/segdiff/segdiff/clientpatch"
+	"github.com/segdiff/segdiff/devnet/kurtosis"
+	"github.com/segdiff/segdiff/params"
+)
+
+func init() {
+	register("devnet", command{
+		summary: "Kurtosis devnet lifecycle (devnet up|down|status --enclave NAME)",
+		run:     runDevnet,
+	})
+}
+
+const devnetUsage = `usage:
+  segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--clients FILE] [--endpoints-dir DIR] [--privileged] [--fresh]
+  segdiff devnet down   [--enclave NAME] [--endpoints-dir DIR]
+  segdiff devnet status [--enclave NAME] [--endpoints-dir DIR] [--json]
+Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see devnet/kurtosis/README.md.`
+
+// runDevnet implements `segdiff devnet up|down|status`. Exit 0 on success,
+// 1 on failure, 2 on usage errors.
+func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, devnetUsage)
+		return 2
+	}
+	sub, rest := args[0], args[1:]
+	fset := flag.NewFlagSet("devnet "+sub, flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	enclave := fset.String("enclave", kurtosis.DefaultEnclave, "enclave name")
+	endpointsDir := fset.String("endpoints-dir", kurtosis.DefaultEndpointsDir, "where <enclave>/endpoints.json lives")
+	connectTimeout := fset.Duration("connect-timeout", 10*time.Second, "how long to wait for the Kurtosis engine")
+	var (
+		paramsFile, pkg, clients *string
+		privileged, fresh, asJSON *bool
+	)
+	switch sub {
+	case "up":
+		paramsFile = fset.String("params", "", "network-params YAML (required)")
+		pkg = fset.String("package", "kurtosis", "local Starlark package directory")
+		clients = fset.String("clients", clientpatch.DefaultPath, "client-patches manifest for @clients/<name> images")
+		privileged = fset.Bool("privileged", false, "allow privileged containers (implied by segdiff.link_classes)")
+		fresh = fset.Bool("fresh", false, "destroy a same-named enclave first instead of re-running in it")
+	case "down":
+	case "status":
+		asJSON = fset.Bool("json", false, "print the endpoints file as JSON instead of tables")
+	case "-h", "--help", "help":
+		fmt.Fprintln(stderr, devnetUsage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "segdiff devnet: unknown subcommand %q\n%s\n", sub, devnetUsage)
+		return 2
+	}
+	if err := fset.Parse(rest); err != nil {
+		return 2
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "segdiff devnet %s: unexpected arguments %q\n", sub, fset.Args())
+		return 2
+	}
+	// The SDK logs through logrus; keep its info chatter out of the progress.
+	logrus.SetLevel(logrus.WarnLevel)
+	common := []kurtosis.Parameter{
+		kurtosis.WithEnclave(*enclave),
+		kurtosis.WithEndpointsDir(*endpointsDir),
+		kurtosis.WithConnectTimeout(*connectTimeout),
+		kurtosis.WithLog(stderr),
+	}
+	var err error
+	switch sub {
+	case "up":
+		if *paramsFile == "" {
+			fmt.Fprintf(stderr, "segdiff devnet up: --params is required\n%s\n", devnetUsage)
+			return 2
+		}
+		var e *kurtosis.Endpoints
+		e, err = kurtosis.Up(ctx, append(common,
+			kurtosis.WithParamsFile(*paramsFile),
+			kurtosis.WithPackageDir(*pkg),
+			kurtosis.WithManifest(*clients),
+			kurtosis.WithParamsCheck(checkParams(*clients)),
+			kurtosis.WithAllowPrivilegedMode(*privileged),
+			kurtosis.WithFresh(*fresh),
+		)...)
+		if err == nil {
+			fmt.Fprintf(stdout, "enclave %s: %d nodes, prometheus %s\nendpoints: %s\n", e.Enclave, len(e.Nodes), e.PrometheusURL,
+				kurtosis.EndpointsPath(*endpointsDir, e.Enclave))
+		}
+	case "down":
+		_, err = kurtosis.Down(ctx, common...)
+	case "status":
+		var st *kurtosis.Status
+		st, err = kurtosis.GetStatus(ctx, common...)
+		if err == nil {
+			if *asJSON {
+				if st.Endpoints == nil {
+					err = fmt.Errorf("devnet status: enclave %q has no endpoints file in %s (run `segdiff devnet up`)", *enclave, *endpointsDir)
+					break
+				}
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				err = enc.Encode(st.Endpoints)
+			} else {
+				st.Print(stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// checkParams is the params checker Up runs first: every problem of the
+// file, with the client manifest when there is one.
+func checkParams(manifest string) func(path string) error {
+	return func(path string) error {
+		var opts []params.Option
+		m, err := clientpatch.LoadFile(manifest)
+		switch {
+		case err == nil:
+			opts = append(opts, params.WithManifest(m))
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return err
+		}
+		problems, err := params.New(opts...).CheckFile(path)
+		if err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			lines := make([]string, len(problems))
+			for i, p := range problems {
+				lines[i] = "  " + p.String()
+			}
+			return fmt.Errorf("%d problems (run `make params-check`):\n%s", len(problems), strings.Join(lines, "\n"))
+		}
+		return nil
+	}
+}
