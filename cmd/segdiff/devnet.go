@@ -45,7 +45,7 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	endpointsDir := fset.String("endpoints-dir", kurtosis.DefaultEndpointsDir, "where <enclave>/endpoints.json lives")
 	connectTimeout := fset.Duration("connect-timeout", 10*time.Second, "how long to wait for the Kurtosis engine")
 	var (
-		paramsFile, pkg, clients *string
+		paramsFile, pkg, clients  *string
 		privileged, fresh, asJSON *bool
 	)
 	switch sub {
