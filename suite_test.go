@@ -11,6 +11,9 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/cucumber/godog/colors"
 
+	// Backends register themselves with devnet.Register.
+	_ "github.com/segdiff/segdiff/devnet/kurtosis"
+	_ "github.com/segdiff/segdiff/embedded"
 	"github.com/segdiff/segdiff/steps"
 )
 
@@ -79,12 +82,20 @@ func TestFeatures(t *testing.T) {
 	if flag.NArg() > 0 {
 		o.Paths = flag.Args()
 	}
-	status := godog.TestSuite{
+	ts := godog.TestSuite{
 		Name:                 "segdiff",
 		TestSuiteInitializer: InitializeTestSuite,
 		ScenarioInitializer:  InitializeScenario,
 		Options:              &o,
-	}.Run()
+	}
+	// Open the devnets the selected scenarios need concurrently, up front
+	// (SEGDIFF_PREFETCH=0 opens each when a scenario first needs it).
+	plan, err := steps.Plan(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.Prefetch(plan)
+	status := ts.Run()
 	if w := suite.Written(); w.Dir != "" {
 		t.Logf("report: %s", w.Dir)
 	}

@@ -175,10 +175,10 @@ func TestVerdicts(t *testing.T) {
 		{name: "median over 10ms", verdict: assertions.QuantileAtMost("median", assertions.UnitSeconds, samples, 0.5, 0.01), wantMeasured: 1,
 			wantText: []string{"median = 1s, budget <= 10ms: FAILED", "r1 (home) 2s"}},
 		{name: "share within 1s", verdict: assertions.ShareAtLeast("share", samples, 1, 0.6), wantPass: true, wantMeasured: 4.0 / 6},
-		{name: "share within 1s at 90%", verdict: assertions.ShareAtLeast("share", samples, 1, 0.9), wantMeasured: 4.0 / 6, wantText: []string{"share = 66.7%, budget >= 90.0%"}},
+		{name: "share within 1s at 90%", verdict: assertions.ShareAtLeast("share", samples, 1, 0.9), wantMeasured: 4.0 / 6, wantText: []string{"share = 66.7%, budget >= 90.0%", "worst: r1 (home) 2s"}},
 		{name: "no samples fails", verdict: assertions.AllAtMost("completion", assertions.UnitSeconds, nil, 3), wantText: []string{"no samples"}},
 		{name: "speedup", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 4), samples, 0.5, 3), wantPass: true, wantMeasured: 4},
-		{name: "speedup too small", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 2), samples, 0.5, 3), wantMeasured: 2, wantText: []string{"speedup = 2.00x, budget >= 3.00x: FAILED"}},
+		{name: "speedup too small", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 2), samples, 0.5, 3), wantMeasured: 2, wantText: []string{"speedup = 2.00x, budget >= 3.00x: FAILED", "worst: r1 (home) 2s at slot 13"}},
 		{name: "speedup empty", verdict: assertions.SpeedupAtLeast("speedup", nil, samples, 0.5, 3), wantText: []string{"no samples"}},
 	}
 	for _, tc := range tests {

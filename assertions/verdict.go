@@ -93,6 +93,9 @@ type Verdict struct {
 	Slots   int `json:"slots"`
 	// Worst lists up to five offenders, worst first (ties by node id, slot).
 	Worst []Offender `json:"worst,omitempty"`
+	// WorstUnit is the unit of the offenders' values when it differs from
+	// Unit (a share or a ratio of completion times lists nodes' seconds).
+	WorstUnit Unit `json:"worst_unit,omitempty"`
 	// Reason explains a failure that is not a comparison (no samples).
 	Reason string `json:"reason,omitempty"`
 }
@@ -121,9 +124,17 @@ func (v Verdict) String() string {
 		v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget), status, v.Samples, v.Nodes, v.Slots)
 	if len(v.Worst) > 0 {
 		b.WriteString("; worst: ")
-		b.WriteString(FormatOffenders(v.Unit, v.Worst))
+		b.WriteString(FormatOffenders(v.OffenderUnit(), v.Worst))
 	}
 	return b.String()
+}
+
+// OffenderUnit is the unit of v.Worst's values.
+func (v Verdict) OffenderUnit() Unit {
+	if v.WorstUnit != "" {
+		return v.WorstUnit
+	}
+	return v.Unit
 }
 
 // FormatOffenders prints offenders as "node (link) value at slot N, ...".
@@ -228,7 +239,8 @@ func QuantileAtMost(check string, u Unit, samples []Sample, q, budget float64) V
 }
 
 // ShareAtLeast checks that the share of samples at most within is at least
-// minShare (0..1). Worst holds the nodes with the highest values.
+// minShare (0..1). Samples are durations in seconds; Worst holds the nodes
+// with the highest values.
 func ShareAtLeast(check string, samples []Sample, within, minShare float64) Verdict {
 	if len(samples) == 0 {
 		return noSamples(check, UnitShare, OpAtLeast, minShare)
@@ -239,7 +251,7 @@ func ShareAtLeast(check string, samples []Sample, within, minShare float64) Verd
 			done++
 		}
 	}
-	v := Verdict{Check: check, Unit: UnitShare, Op: OpAtLeast, Budget: minShare, Measured: float64(done) / float64(len(samples))}
+	v := Verdict{Check: check, Unit: UnitShare, Op: OpAtLeast, Budget: minShare, Measured: float64(done) / float64(len(samples)), WorstUnit: UnitSeconds}
 	coverage(&v, samples)
 	v.Pass = OpAtLeast.holds(v.Measured, minShare)
 	v.Worst = worstNodes(samples, true)
@@ -247,13 +259,14 @@ func ShareAtLeast(check string, samples []Sample, within, minShare float64) Verd
 }
 
 // SpeedupAtLeast checks that the q-quantile of slow divided by that of fast
-// is at least factor. Worst holds the slowest nodes of fast.
+// is at least factor. Samples are durations in seconds; Worst holds the
+// slowest nodes of fast.
 func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdict {
 	if len(slow) == 0 || len(fast) == 0 {
 		return noSamples(check, UnitRatio, OpAtLeast, factor)
 	}
 	qs, qf := Quantile(values(slow), q), Quantile(values(fast), q)
-	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtLeast, Budget: factor}
+	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtLeast, Budget: factor, WorstUnit: UnitSeconds}
 	coverage(&v, fast)
 	if qf <= 0 {
 		v.Reason = fmt.Sprintf("fast quantile is %s, cannot form a ratio", UnitSeconds.Format(qf))

@@ -14,4 +14,4 @@ Feature: Bytes received per node
 
     Examples:
       | slots | p50 | max |
-      | 4     | 2.0 | 4.0 |
+      | 3     | 2.0 | 4.0 |

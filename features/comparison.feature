@@ -12,4 +12,4 @@ Feature: Whole-payload versus segmented diffusion
 
     Examples:
       | preset | slots | speedup |
-      | ci     | 4     | 3       |
+      | ci     | 3     | 3       |

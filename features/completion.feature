@@ -15,7 +15,7 @@ Feature: Payload completion from the builder's reveal
 
     Examples:
       | slots | max | share | within |
-      | 4     | 3s  | 90%   | 1500ms |
+      | 3     | 3s  | 90%   | 1500ms |
 
   Scenario Outline: the median completion stays below <p50>
     Given a segmented devnet
@@ -24,4 +24,4 @@ Feature: Payload completion from the builder's reveal
 
     Examples:
       | slots | p50 |
-      | 4     | 1s  |
+      | 3     | 1s  |

@@ -12,4 +12,4 @@ Feature: Block-install delay
 
     Examples:
       | slots | max |
-      | 4     | 2s  |
+      | 3     | 2s  |

@@ -12,4 +12,4 @@ Feature: PTC payload timeliness
 
     Examples:
       | mode      | slots |
-      | segmented | 4     |
+      | segmented | 3     |

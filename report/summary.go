@@ -58,14 +58,14 @@ func Summary(run Run, prev *Run, plots []string) string {
 				result = "**FAIL**"
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %s |", cell(v.Check), cell(measured), v.Op,
-				v.Unit.Format(v.Budget), result, cell(assertions.FormatOffenders(v.Unit, v.Worst)))
+				v.Unit.Format(v.Budget), result, cell(assertions.FormatOffenders(v.OffenderUnit(), v.Worst)))
 			if prev != nil {
 				b.WriteString(" " + delta(v, prevFig, sc.Name) + " |")
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
-		if sc.Error != "" && sc.Status == StatusFailed {
+		if sc.Status == StatusFailed && !anyFailed(sc.Verdicts) {
 			fmt.Fprintf(&b, "Error: %s\n\n", cell(sc.Error))
 		}
 	}
@@ -76,6 +76,15 @@ func Summary(run Run, prev *Run, plots []string) string {
 		}
 	}
 	return b.String()
+}
+
+func anyFailed(vs []assertions.Verdict) bool {
+	for _, v := range vs {
+		if !v.Pass {
+			return true
+		}
+	}
+	return false
 }
 
 func delta(v assertions.Verdict, prev map[string]float64, scenario string) string {

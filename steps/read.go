@@ -3,13 +3,12 @@ package steps
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"sync"
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/metrics"
+	"github.com/segdiff/segdiff/scrape"
 )
 
 // Reader reads every node's metrics-contract series at one moment.
@@ -20,73 +19,37 @@ type Reader interface {
 	Read(ctx context.Context, d devnet.Devnet, nodes []devnet.Node) (map[string]*metrics.Snapshot, error)
 }
 
-// HTTPReader scrapes each node's MetricsURL directly, a few at a time.
-type HTTPReader struct {
-	// Client defaults to a client with a 10 s timeout.
-	Client *http.Client
-	// Parallel caps concurrent scrapes (default 16).
-	Parallel int
+// Scrape modes of ScrapeReader.
+const (
+	ScrapeDirect = "direct" // every node's /metrics (scrape.Direct)
+	ScrapePromQL = "promql" // the devnet's Prometheus (scrape.PromQL)
+)
+
+// ScrapeReader reads through package scrape: directly from each node's
+// MetricsURL, or, in ScrapePromQL mode, from the devnet's Prometheus.
+type ScrapeReader struct {
+	// Mode is ScrapeDirect (default) or ScrapePromQL.
+	Mode string
+	// Options are passed to the scrape source.
+	Options []scrape.Option
 }
 
-// Read implements Reader.
-func (r HTTPReader) Read(ctx context.Context, _ devnet.Devnet, nodes []devnet.Node) (map[string]*metrics.Snapshot, error) {
-	client, parallel := r.Client, r.Parallel
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+// Read implements Reader. Any node that could not be read fails the read.
+func (r ScrapeReader) Read(ctx context.Context, d devnet.Devnet, nodes []devnet.Node) (map[string]*metrics.Snapshot, error) {
+	var src scrape.Source
+	var err error
+	switch r.Mode {
+	case "", ScrapeDirect:
+		src, err = scrape.NewDirect(r.Options...)
+	case ScrapePromQL:
+		src, err = scrape.NewPromQL(d.PrometheusURL(), r.Options...)
+	default:
+		err = fmt.Errorf("unknown scrape mode %q (want %s or %s)", r.Mode, ScrapeDirect, ScrapePromQL)
 	}
-	if parallel <= 0 {
-		parallel = 16
-	}
-	var (
-		mu   sync.Mutex
-		out  = make(map[string]*metrics.Snapshot, len(nodes))
-		errs []error
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, parallel)
-	)
-	for _, n := range nodes {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			snap, err := scrapeOne(ctx, client, n)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			out[n.ID] = snap
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("scrape %d of %d nodes failed, first: %w", len(errs), len(nodes), errs[0])
-	}
-	return out, nil
-}
-
-func scrapeOne(ctx context.Context, client *http.Client, n devnet.Node) (*metrics.Snapshot, error) {
-	if n.MetricsURL == "" {
-		return nil, fmt.Errorf("scrape node %s: no metrics URL", n.ID)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.MetricsURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("scrape node %s: %w", n.ID, err)
+		return nil, err
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("scrape node %s: %w", n.ID, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scrape node %s: GET %s: %s", n.ID, n.MetricsURL, resp.Status)
-	}
-	snap, err := metrics.Parse(resp.Body, n.ID+" ("+n.MetricsURL+")")
-	if err != nil {
-		return nil, fmt.Errorf("scrape node %s: %w", n.ID, err)
-	}
-	return snap, nil
+	return src.Snapshots(ctx, nodes)
 }
 
 // toNetwork joins the devnet's node list with the snapshots read from it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/cucumber/godog"
 
@@ -24,12 +25,19 @@ var Budgets = map[string]string{
 	"SPEEDUP":                 "minimum ratio of whole-mode to segmented-mode median completion (number)",
 }
 
+// Devnet-selecting sentences; Prefetch reads them too.
+var (
+	reDevnet       = regexp.MustCompile(`^a (whole|segmented|segmented-batch) devnet$`)
+	reDevnetPreset = regexp.MustCompile(`^a (whole|segmented|segmented-batch) devnet with preset "([a-z0-9-]+)"$`)
+	reIdentical    = regexp.MustCompile(`^identical (whole|segmented|segmented-batch) and (whole|segmented|segmented-batch) devnets with preset "([a-z0-9-]+)"$`)
+)
+
 // register binds every sentence, grouped by the feature that uses it.
 func (s *Suite) register(sc *godog.ScenarioContext) {
 	// Every feature: choose devnets, then observe warm slots.
-	sc.Given(`^a (whole|segmented|segmented-batch) devnet$`, s.aDevnet)
-	sc.Given(`^a (whole|segmented|segmented-batch) devnet with preset "([a-z0-9-]+)"$`, s.aDevnetWithPreset)
-	sc.Given(`^identical (whole|segmented|segmented-batch) and (whole|segmented|segmented-batch) devnets with preset "([a-z0-9-]+)"$`, s.identicalDevnets)
+	sc.Given(reDevnet, s.aDevnet)
+	sc.Given(reDevnetPreset, s.aDevnetWithPreset)
+	sc.Given(reIdentical, s.identicalDevnets)
 	sc.When(`^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm)
 
 	// ptc.feature

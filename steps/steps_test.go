@@ -19,15 +19,21 @@ import (
 func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *steps.Suite) {
 	t.Helper()
 	var log, out bytes.Buffer
-	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagEmbedded, Preset: preset,
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagEmbedded, Preset: preset, Prefetch: 2,
 		ReportsDir: t.TempDir(), RunID: "test-run", PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
-	status := godog.TestSuite{
+	ts := godog.TestSuite{
 		Name:                 "segdiff-test",
 		TestSuiteInitializer: s.InitializeTestSuite,
 		ScenarioInitializer:  s.InitializeScenario,
 		Options: &godog.Options{Format: "progress", Output: &out, Paths: paths, Strict: true,
 			Tags: "@embedded && ~@slow", NoColors: true},
-	}.Run()
+	}
+	plan, err := steps.Plan(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Prefetch(plan)
+	status := ts.Run()
 	return status, out.String() + log.String(), s
 }
 

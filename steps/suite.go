@@ -66,7 +66,11 @@ type Config struct {
 	// WaitTimeout bounds the wait for warm slots (SEGDIFF_WAIT_TIMEOUT;
 	// default (slots+3) slot durations + 2 minutes).
 	WaitTimeout time.Duration
-	// Reader reads the nodes' metrics (default HTTPReader{}).
+	// Prefetch is how many devnets Prefetch opens at once; 0 disables it
+	// (SEGDIFF_PREFETCH; ConfigFromEnv defaults to 2).
+	Prefetch int
+	// Reader reads the nodes' metrics (default ScrapeReader in mode
+	// SEGDIFF_SCRAPE: "direct" (default) or "promql").
 	Reader Reader
 	// Log receives progress and [diagnostics/...] lines (default os.Stderr).
 	Log io.Writer
@@ -75,10 +79,17 @@ type Config struct {
 // ConfigFromEnv reads a Config from the environment variables named in
 // Config's field docs. Malformed values are errors naming the variable.
 func ConfigFromEnv() (Config, error) {
-	c := Config{Backend: os.Getenv("DEVNET"), Preset: os.Getenv("SEGDIFF_PRESET"), RunID: os.Getenv("SEGDIFF_RUN_ID"),
-		Slow: os.Getenv("SEGDIFF_SLOW") == "1", ReportsDir: "reports"}
+	c := Config{Reader: ScrapeReader{Mode: os.Getenv("SEGDIFF_SCRAPE")}, Backend: os.Getenv("DEVNET"), Preset: os.Getenv("SEGDIFF_PRESET"), RunID: os.Getenv("SEGDIFF_RUN_ID"),
+		Slow: os.Getenv("SEGDIFF_SLOW") == "1", ReportsDir: "reports", Prefetch: 2}
 	if v, ok := os.LookupEnv("SEGDIFF_REPORTS_DIR"); ok {
 		c.ReportsDir = v
+	}
+	if v := os.Getenv("SEGDIFF_PREFETCH"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("parse SEGDIFF_PREFETCH: %w", err)
+		}
+		c.Prefetch = n
 	}
 	if v := os.Getenv("SEGDIFF_SEED"); v != "" {
 		seed, err := strconv.ParseInt(v, 10, 64)
@@ -110,7 +121,7 @@ type Suite struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	devnets map[string]devnet.Devnet
+	devnets map[string]*opening // by devnet.Config.String(); failures are kept, not retried
 	run     report.Run
 	written report.Written
 }
@@ -133,13 +144,13 @@ func New(cfg Config) *Suite {
 		cfg.PollInterval = time.Second
 	}
 	if cfg.Reader == nil {
-		cfg.Reader = HTTPReader{}
+		cfg.Reader = ScrapeReader{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]devnet.Devnet{},
+	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]*opening{},
 		run: report.Run{ID: cfg.RunID, Backend: cfg.Backend}}
 }
 
@@ -189,18 +200,32 @@ func (s *Suite) InitializeScenario(ctx *godog.ScenarioContext) {
 	s.register(ctx)
 }
 
-// Close closes every devnet the suite opened. It is safe to call twice.
+// opening is one devnet being opened or open; done closes when d or err
+// is set.
+type opening struct {
+	done chan struct{}
+	d    devnet.Devnet
+	err  error
+}
+
+// Close stops opens in flight and closes every devnet the suite opened. It
+// is safe to call twice.
 func (s *Suite) Close() error {
+	s.cancel()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	all := s.devnets
+	s.devnets = map[string]*opening{}
+	s.mu.Unlock()
 	var errs []string
-	for key, d := range s.devnets {
-		if err := d.Close(); err != nil {
+	for key, o := range all {
+		<-o.done
+		if o.err != nil {
+			continue
+		}
+		if err := o.d.Close(); err != nil {
 			errs = append(errs, fmt.Sprintf("close devnet (%s): %v", key, err))
 		}
-		delete(s.devnets, key)
 	}
-	s.cancel()
 	if len(errs) > 0 {
 		slices.Sort(errs)
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
@@ -208,25 +233,113 @@ func (s *Suite) Close() error {
 	return nil
 }
 
-// open returns the shared devnet for cfg, opening it on first use.
+// open returns the shared devnet for cfg, opening it on first use; callers
+// asking while it opens wait for that open. A failed open is not retried.
 func (s *Suite) open(cfg devnet.Config) (devnet.Devnet, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	key := cfg.String()
-	if d, ok := s.devnets[key]; ok {
-		return d, nil
+	s.mu.Lock()
+	o, ok := s.devnets[key]
+	if !ok {
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("open devnet (%s): suite closed", key)
+		}
+		o = &opening{done: make(chan struct{})}
+		s.devnets[key] = o
 	}
-	if err := s.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open devnet (%s): suite closed", key)
+	s.mu.Unlock()
+	if !ok {
+		start := time.Now()
+		o.d, o.err = devnet.Open(s.ctx, s.cfg.Backend, cfg)
+		if o.err == nil {
+			fmt.Fprintf(s.cfg.Log, "segdiff: opened %s devnet (%s) in %s\n", s.cfg.Backend, key, time.Since(start).Round(time.Millisecond))
+		}
+		close(o.done)
 	}
-	start := time.Now()
-	d, err := devnet.Open(s.ctx, s.cfg.Backend, cfg)
+	<-o.done
+	return o.d, o.err
+}
+
+// Planned is a scenario about to run, for Prefetch.
+type Planned struct {
+	Tags  []string
+	Steps []string // step texts, keywords stripped
+}
+
+// Plan lists the scenarios ts would run (its Paths and Tags applied).
+func Plan(ts godog.TestSuite) ([]Planned, error) {
+	features, err := ts.RetrieveFeatures()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("plan scenarios: %w", err)
 	}
-	fmt.Fprintf(s.cfg.Log, "segdiff: opened %s devnet (%s) in %s\n", s.cfg.Backend, key, time.Since(start).Round(time.Millisecond))
-	s.devnets[key] = d
-	return d, nil
+	var out []Planned
+	for _, f := range features {
+		for _, p := range f.Pickles {
+			var pl Planned
+			for _, t := range p.Tags {
+				pl.Tags = append(pl.Tags, t.Name)
+			}
+			for _, st := range p.Steps {
+				pl.Steps = append(pl.Steps, st.Text)
+			}
+			out = append(out, pl)
+		}
+	}
+	return out, nil
+}
+
+// Prefetch starts opening, in the background, every devnet the planned
+// scenarios will ask for (scenarios this suite would skip excluded), at most
+// Config.Prefetch at a time, so that independent devnets start concurrently
+// instead of one after another as scenarios reach them.
+func (s *Suite) Prefetch(plan []Planned) {
+	parallel := s.cfg.Prefetch
+	seen := map[string]bool{}
+	var cfgs []devnet.Config
+	for _, p := range plan {
+		if s.skipReason(p.Tags) != "" {
+			continue
+		}
+		for _, text := range p.Steps {
+			for _, cfg := range s.configsOf(text) {
+				if !seen[cfg.String()] {
+					seen[cfg.String()] = true
+					cfgs = append(cfgs, cfg)
+				}
+			}
+		}
+	}
+	if parallel < 1 {
+		return
+	}
+	sem := make(chan struct{}, parallel)
+	for _, cfg := range cfgs {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, _ = s.open(cfg) // errors reach the scenario that needs it
+		}()
+	}
+}
+
+// configsOf returns the devnet configs a Given step text selects.
+func (s *Suite) configsOf(text string) []devnet.Config {
+	var modes []string
+	preset := s.cfg.Preset
+	if m := reDevnet.FindStringSubmatch(text); m != nil {
+		modes = m[1:2]
+	} else if m := reDevnetPreset.FindStringSubmatch(text); m != nil {
+		modes, preset = m[1:2], m[2]
+	} else if m := reIdentical.FindStringSubmatch(text); m != nil {
+		modes, preset = m[1:3], m[3]
+	}
+	var out []devnet.Config
+	for _, mode := range modes {
+		if m, err := devnet.ParseMode(mode); err == nil {
+			out = append(out, devnet.Config{Mode: m, Preset: preset, Seed: s.cfg.Seed})
+		}
+	}
+	return out
 }
 
 func (s *Suite) writeReport() error {
@@ -252,20 +365,25 @@ func (s *Suite) beforeScenario(ctx context.Context, sc *godog.Scenario) (context
 	for _, t := range sc.Tags {
 		tags = append(tags, t.Name)
 	}
-	st := &scenario{suite: s, rec: report.Scenario{Name: sc.Name, Tags: tags}}
+	st := &scenario{suite: s, rec: report.Scenario{Name: sc.Name, Tags: tags}, skipped: s.skipReason(tags)}
 	ctx = context.WithValue(ctx, scenarioKey{}, st)
-	backendTag := s.cfg.Tag
-	scoped := slices.Contains(tags, TagEmbedded) || slices.Contains(tags, TagKurtosis)
-	switch {
-	case scoped && !slices.Contains(tags, backendTag):
-		st.skipped = fmt.Sprintf("not tagged %s", backendTag)
-	case slices.Contains(tags, TagSlow) && !s.cfg.Slow:
-		st.skipped = "@slow: set SEGDIFF_SLOW=1 or select @slow with --godog.tags"
-	default:
+	if st.skipped == "" {
 		return ctx, nil
 	}
 	fmt.Fprintf(s.cfg.Log, "segdiff: skip %q: %s\n", sc.Name, st.skipped)
 	return ctx, godog.ErrSkip
+}
+
+// skipReason says why a scenario with tags does not run here, or "".
+func (s *Suite) skipReason(tags []string) string {
+	scoped := slices.Contains(tags, TagEmbedded) || slices.Contains(tags, TagKurtosis)
+	switch {
+	case scoped && !slices.Contains(tags, s.cfg.Tag):
+		return fmt.Sprintf("not tagged %s", s.cfg.Tag)
+	case slices.Contains(tags, TagSlow) && !s.cfg.Slow:
+		return "@slow: set SEGDIFF_SLOW=1 or select @slow with -godog.tags"
+	}
+	return ""
 }
 
 func (s *Suite) afterScenario(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
