@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/segdiff/segdiff/clientpatch"
 )
@@ -121,6 +122,9 @@ func patchesCheck(ctx context.Context, m *clientpatch.Manifest, name, source str
 		if source == "" || failed {
 			continue
 		}
+		if head := gitHead(ctx, source); head != "" && head != c.Commit {
+			fmt.Fprintf(stdout, "%s: note: %s is at %.12s, the manifest pins %.12s\n", c.Name, source, head, c.Commit)
+		}
 		if err := clientpatch.CheckApply(ctx, source, m.PatchPaths(c)); err != nil {
 			fmt.Fprintf(stderr, "FAIL %s: %v\n", c.Name, err)
 			failed = true
@@ -190,6 +194,24 @@ func patchesBuild(ctx context.Context, m *clientpatch.Manifest, name, source, ta
 	}
 	fmt.Fprintf(stdout, "%s: built %s\n", c.Name, tag)
 	return 0
+}
+
+// gitHead returns the commit dir is checked out at, "" when dir is not the
+// top of a git checkout.
+func gitHead(ctx context.Context, dir string) string {
+	top, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil || strings.TrimSpace(string(top)) != abs {
+		return ""
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // dockerBuildArgs is the docker command line for c's recipe, build args in
