@@ -87,5 +87,14 @@ func destroy(kc *kurtosis_context.KurtosisContext, name string, timeout time.Dur
 	return nil
 }
 
+// enclaveGone reports whether the engine positively says name does not
+// exist (a creation interrupted before the engine acted leaves nothing).
+func enclaveGone(kc *kurtosis_context.KurtosisContext, name string, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, err := findEnclave(ctx, kc, name)
+	return isNoEnclave(err)
+}
+
 // isNoEnclave reports whether err says the enclave is absent.
 func isNoEnclave(err error) bool { return errors.Is(err, ErrNoEnclave) }

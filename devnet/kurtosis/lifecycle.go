@@ -57,7 +57,7 @@ func Up(ctx context.Context, params ...Parameter) (endpoints *Endpoints, err err
 				return
 			}
 			fmt.Fprintf(p.log, "interrupted: destroying enclave %q\n", p.enclave)
-			if derr := destroy(kc, p.enclave, p.teardownTimeout); derr != nil {
+			if derr := destroy(kc, p.enclave, p.teardownTimeout); derr != nil && !enclaveGone(kc, p.enclave, p.teardownTimeout) {
 				err = errors.Join(err, derr)
 			}
 		}()
@@ -129,6 +129,9 @@ func openOrCreate(ctx context.Context, kc *kurtosis_context.KurtosisContext, p *
 	fmt.Fprintf(p.log, "creating enclave %q\n", p.enclave)
 	ec, err = kc.CreateEnclave(ctx, p.enclave)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, true, fmt.Errorf("create enclave %q: %w", p.enclave, ctx.Err())
+		}
 		return nil, true, fmt.Errorf("create enclave %q: %w", p.enclave, brief(err))
 	}
 	return ec, true, nil

@@ -397,3 +397,30 @@ func TestEngineVersionMismatch(t *testing.T) {
 		t.Errorf("Down against engine 1.19.3: %v, want ErrNoEngine naming the version", err)
 	}
 }
+
+// TestUpInterruptDuringCreate: the engine made the enclave but Ctrl-C came
+// before its answer; Up still removes it.
+func TestUpInterruptDuringCreate(t *testing.T) {
+	eng := kurtosistest.Start(t)
+	made := eng.HangCreate()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := kurtosis.Up(ctx, upParams(t, "half", writePackage(t), writeFile(t, "p.yaml", testParams), t.TempDir(), log)...)
+		done <- err
+	}()
+	select {
+	case <-made:
+	case err := <-done:
+		t.Fatalf("Up returned before creating: %v\n%s", err, log)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Up error = %v, want a cancellation", err)
+	}
+	if got := eng.Enclaves(); len(got) != 0 {
+		t.Errorf("enclaves left after an interrupted create: %v\n%s", got, log)
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/adrg/xdg"
 	rpc "github.com/kurtosis-tech/kurtosis/api/golang/core/kurtosis_core_rpc_api_bindings"
 	erpc "github.com/kurtosis-tech/kurtosis/api/golang/engine/kurtosis_engine_rpc_api_bindings"
+	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -49,6 +50,7 @@ type Engine struct {
 	destroyed []string
 	next      int
 	apicPort  uint32
+	slowMake  chan struct{} // non-nil: CreateEnclave hangs after creating
 
 	// APIC is the fake API container.
 	APIC *APIContainer
@@ -58,13 +60,16 @@ type Engine struct {
 // ephemeral port until test cleanup. It takes LockEnginePort, points HOME
 // and XDG_CONFIG_HOME at temporary directories (the SDK writes an archive
 // cache and a contexts file there), and skips the test when the port is
-// held by something else, e.g. a real engine.
+// held by something else, e.g. a real engine. It sets the logrus level
+// (the SDK's logger) to warn.
 func Start(t testing.TB) *Engine {
 	t.Helper()
 	LockEnginePort(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	xdg.Reload()
+	// The SDK logs every upload at info level through logrus' global logger.
+	logrus.SetLevel(logrus.WarnLevel)
 
 	apicLis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -160,19 +165,37 @@ func (e *Engine) GetEngineInfo(context.Context, *emptypb.Empty) (*erpc.GetEngine
 	return &erpc.GetEngineInfoResponse{EngineVersion: e.version}, nil
 }
 
-// CreateEnclave implements the engine RPC; a duplicate name is an error, as
-// in the real engine.
-func (e *Engine) CreateEnclave(_ context.Context, args *erpc.CreateEnclaveArgs) (*erpc.CreateEnclaveResponse, error) {
+// HangCreate makes CreateEnclave create the enclave and then hang until the
+// client gives up, as a slow engine does; the returned channel is closed
+// once the enclave exists.
+func (e *Engine) HangCreate() <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.slowMake = make(chan struct{})
+	return e.slowMake
+}
+
+// CreateEnclave implements the engine RPC; a duplicate name is an error, as
+// in the real engine.
+func (e *Engine) CreateEnclave(ctx context.Context, args *erpc.CreateEnclaveArgs) (*erpc.CreateEnclaveResponse, error) {
+	e.mu.Lock()
 	for _, info := range e.enclaves {
 		if info.GetName() == args.GetEnclaveName() {
+			e.mu.Unlock()
 			return nil, status.Errorf(codes.AlreadyExists, "enclave with name %q already exists", args.GetEnclaveName())
 		}
 	}
 	e.created = append(e.created, args.GetEnclaveName())
 	uuid := e.addLocked(args.GetEnclaveName())
-	return &erpc.CreateEnclaveResponse{EnclaveInfo: e.enclaves[uuid]}, nil
+	resp := &erpc.CreateEnclaveResponse{EnclaveInfo: e.enclaves[uuid]}
+	slow := e.slowMake
+	e.mu.Unlock()
+	if slow != nil {
+		close(slow)
+		<-ctx.Done()
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+	return resp, nil
 }
 
 // GetEnclavesByUuids implements the engine RPC (empty list = all).
