@@ -41,18 +41,20 @@ bench: ## benchmarks: wire format, metrics parsing, embedded devnet
 fuzz: ## every fuzz target for FUZZTIME (default 60s) each
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg; \
 	  done; \
 	done
 
-lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck
+lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck, black on .star
 	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	@if [ -d .github/workflows ]; then $(GO) run $(ACTIONLINT) -shellcheck= .github/workflows/*.yml; fi
 	@command -v shellcheck >/dev/null || { echo "shellcheck missing: apt-get install -y shellcheck"; exit 1; }
+	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
 	shellcheck .ci/run $$(git ls-files -co --exclude-standard '*.sh')
+	@command -v black >/dev/null || { echo "black missing (Starlark formatting, as kurtosis lint checks it): apt-get install -y black"; exit 1; }
+	black --quiet --include '\.star$$' --check kurtosis/
 
 sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented')
 	$(SEGDIFF) sim $(ARGS)
