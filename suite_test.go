@@ -76,6 +76,11 @@ func TestFeatures(t *testing.T) {
 	}
 	if tags := opts.Tags; strings.Contains(tags, "@slow") && !strings.Contains(tags, "~@slow") {
 		suite.SetSlow(true)
+		// Two 500-node simulations at once would need twice the memory;
+		// open them one after the other unless told otherwise.
+		if os.Getenv("SEGDIFF_PREFETCH") == "" {
+			suite.SetPrefetch(1)
+		}
 	}
 	o := opts
 	o.TestingT = t

@@ -194,7 +194,7 @@ func worstNodes(samples []Sample, high bool) []Offender {
 	}
 	out := make([]Offender, 0, len(best))
 	for _, s := range best {
-		out = append(out, Offender{Node: s.Node, Link: s.Link, Slot: s.Slot, Value: s.Value})
+		out = append(out, Offender(s))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Value != out[j].Value {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -32,31 +34,72 @@ var (
 	reIdentical    = regexp.MustCompile(`^identical (whole|segmented|segmented-batch) and (whole|segmented|segmented-batch) devnets with preset "([a-z0-9-]+)"$`)
 )
 
-// register binds every sentence, grouped by the feature that uses it.
+// definition is one step sentence and its handler.
+type definition struct {
+	group   string // the feature (or "every feature") that uses it
+	keyword string // Given, When or Then
+	expr    string // anchored regular expression
+	fn      any
+}
+
+// definitions lists every sentence, grouped by the feature that uses it.
+// SYNTAX.md is rendered from it (Syntax).
+func (s *Suite) definitions() []definition {
+	const every, ptc, completion, bytes, install, comparison = "every feature", "ptc.feature",
+		"completion.feature", "bytes.feature", "install.feature", "comparison.feature"
+	return []definition{
+		{every, "Given", reDevnet.String(), s.aDevnet},
+		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset},
+		{every, "Given", reIdentical.String(), s.identicalDevnets},
+		{every, "When", `^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm},
+		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely},
+		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes},
+		{completion, "Then", `^the median completion from the reveal is at most (\S+)$`, s.medianCompletion},
+		{completion, "Then", `^at least (\S+) of completions are within (\S+) of the reveal$`, s.shareCompleted},
+		{bytes, "Then", `^the median node receives at most (\S+) payload copies per warm slot$`, s.medianCopies},
+		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
+		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
+		{comparison, "Then", `^the (segmented|segmented-batch) median completion is at least (\S+) times faster than (whole|segmented)$`, s.speedup},
+	}
+}
+
+// register binds every definition to sc with its keyword.
 func (s *Suite) register(sc *godog.ScenarioContext) {
-	// Every feature: choose devnets, then observe warm slots.
-	sc.Given(reDevnet, s.aDevnet)
-	sc.Given(reDevnetPreset, s.aDevnetWithPreset)
-	sc.Given(reIdentical, s.identicalDevnets)
-	sc.When(`^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm)
+	for _, d := range s.definitions() {
+		switch d.keyword {
+		case "Given":
+			sc.Given(d.expr, d.fn)
+		case "When":
+			sc.When(d.expr, d.fn)
+		default:
+			sc.Then(d.expr, d.fn)
+		}
+	}
+}
 
-	// ptc.feature
-	sc.Then(`^the PTC votes payload present in every warm slot$`, s.ptcTimely)
-
-	// completion.feature
-	sc.Then(`^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes)
-	sc.Then(`^the median completion from the reveal is at most (\S+)$`, s.medianCompletion)
-	sc.Then(`^at least (\S+) of completions are within (\S+) of the reveal$`, s.shareCompleted)
-
-	// bytes.feature
-	sc.Then(`^the median node receives at most (\S+) payload copies per warm slot$`, s.medianCopies)
-	sc.Then(`^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies)
-
-	// install.feature
-	sc.Then(`^every node's block-install delay is at most (\S+)$`, s.installDelay)
-
-	// comparison.feature
-	sc.Then(`^the (segmented|segmented-batch) median completion is at least (\S+) times faster than (whole|segmented)$`, s.speedup)
+// Syntax renders the step sentences as Markdown, grouped by feature, with
+// the budget variables; steps/SYNTAX.md is this text (a test keeps it so).
+func Syntax() string {
+	var b strings.Builder
+	b.WriteString("# Step syntax\n\nGenerated from steps/register.go by `go test ./steps -run TestSyntax -update`; do not edit.\n")
+	group := ""
+	for _, d := range (&Suite{}).definitions() {
+		if d.group != group {
+			group = d.group
+			fmt.Fprintf(&b, "\n## %s\n\n| keyword | sentence |\n|---|---|\n", group)
+		}
+		fmt.Fprintf(&b, "| %s | `%s` |\n", d.keyword, strings.ReplaceAll(d.expr, "|", `\|`))
+	}
+	b.WriteString("\n## Budget overrides\n\n| variable | bounds |\n|---|---|\n")
+	keys := make([]string, 0, len(Budgets))
+	for k := range Budgets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| `SEGDIFF_BUDGET_%s` | %s |\n", k, Budgets[k])
+	}
+	return b.String()
 }
 
 func (s *Suite) aDevnet(ctx context.Context, mode string) error {

@@ -161,6 +161,9 @@ func (s *Suite) Config() Config { return s.cfg }
 // when its tag filter selects @slow).
 func (s *Suite) SetSlow(on bool) { s.cfg.Slow = on }
 
+// SetPrefetch sets how many devnets Prefetch opens at once (0 disables).
+func (s *Suite) SetPrefetch(n int) { s.cfg.Prefetch = n }
+
 // Results returns the run recorded so far (complete after AfterSuite).
 func (s *Suite) Results() report.Run {
 	s.mu.Lock()
