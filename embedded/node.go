@@ -356,17 +356,6 @@ func (n *node) complete(slot uint64, st *nodeSlot) {
 	n.run.noteCompleted(slot, n.idx, now)
 }
 
-// completedAt returns when the node held slot's verified payload (zero if
-// it never did).
-func (n *node) completedAt(slot uint64) time.Time {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if st, ok := n.slots[slot]; ok {
-		return st.completed
-	}
-	return time.Time{}
-}
-
 // installedAt returns when the node installed slot's block (zero if never).
 func (n *node) installedAt(slot uint64) time.Time {
 	n.mu.Lock()
