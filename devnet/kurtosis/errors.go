@@ -7,7 +7,8 @@ import (
 
 // Sentinels wrapped by the errors of this package; test with errors.Is.
 var (
-	// ErrNoEngine: no Kurtosis engine answered on 127.0.0.1:9710 in time.
+	// ErrNoEngine: no usable Kurtosis engine on 127.0.0.1:9710: nothing
+	// answered in time, or its version does not match the SDK's 1.20.
 	ErrNoEngine = errors.New("no kurtosis engine")
 	// ErrInterpretation: the Starlark package failed to interpret.
 	ErrInterpretation = errors.New("starlark interpretation error")

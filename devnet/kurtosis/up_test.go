@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -422,5 +423,49 @@ func TestUpInterruptDuringCreate(t *testing.T) {
 	}
 	if got := eng.Enclaves(); len(got) != 0 {
 		t.Errorf("enclaves left after an interrupted create: %v\n%s", got, log)
+	}
+}
+
+// TestSilentEngine_FailsFast: something accepts on 9710 but never speaks
+// gRPC; the connect timeout bounds the wait.
+func TestSilentEngine_FailsFast(t *testing.T) {
+	kurtosistest.LockEnginePort(t)
+	l, err := net.Listen("tcp", kurtosistest.EngineAddress)
+	if err != nil {
+		t.Skipf("%s is in use (%v)", kurtosistest.EngineAddress, err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	start := time.Now()
+	_, err = kurtosis.Down(context.Background(), kurtosis.WithEnclave("x"), kurtosis.WithLog(&syncBuffer{}),
+		kurtosis.WithConnectTimeout(300*time.Millisecond), kurtosis.WithEndpointsDir(t.TempDir()))
+	if !errors.Is(err, kurtosis.ErrNoEngine) || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Errorf("Down against a silent port: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("took %v, want about the 300ms connect timeout", elapsed)
 	}
 }
