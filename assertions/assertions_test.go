@@ -117,7 +117,7 @@ func TestExtraction(t *testing.T) {
 		{name: "only builders", extract: assertions.Completion, net: assertions.Network{Nodes: []assertions.Node{{ID: "b0", Builder: true}}}, slots: warm, wantErr: "no receiving"},
 		{name: "node lacks completed series", extract: assertions.Completion, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r2"], assertions.SeriesCompleted) }),
-			wantErr: "node r2: series payload_diffusion_completed_timestamp_seconds missing (wanted slot 11)"},
+			wantErr: "3 missing readings; node r2: series payload_diffusion_completed_timestamp_seconds missing (wanted slots 11, 12, 13)"},
 		{name: "node lacks one slot", extract: assertions.Completion, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"][assertions.SeriesCompleted], 12) }),
 			wantErr: "node r1: series payload_diffusion_completed_timestamp_seconds has no value for slot 12"},

@@ -133,15 +133,37 @@ type MissingReadings struct {
 }
 
 func (e *MissingReadings) Error() string {
+	// One clause per node and series, listing its slots.
+	type key struct {
+		node     string
+		series   Series
+		noSeries bool
+	}
+	var order []key
+	slots := map[key][]string{}
+	for _, m := range e.Missing {
+		k := key{m.Node, m.Series, m.NoSeries}
+		if _, ok := slots[k]; !ok {
+			order = append(order, k)
+		}
+		slots[k] = append(slots[k], fmt.Sprint(m.Slot))
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d missing readings", e.What, len(e.Missing))
-	for i, m := range e.Missing {
+	for i, k := range order {
 		if i == maxListedMissing {
-			fmt.Fprintf(&b, "; and %d more", len(e.Missing)-i)
+			fmt.Fprintf(&b, "; and %d more nodes or series", len(order)-i)
 			break
 		}
-		b.WriteString("; ")
-		b.WriteString(m.Error())
+		plural := ""
+		if len(slots[k]) > 1 {
+			plural = "s"
+		}
+		if k.noSeries {
+			fmt.Fprintf(&b, "; node %s: series %s missing (wanted slot%s %s)", k.node, k.series, plural, strings.Join(slots[k], ", "))
+		} else {
+			fmt.Fprintf(&b, "; node %s: series %s has no value for slot%s %s", k.node, k.series, plural, strings.Join(slots[k], ", "))
+		}
 	}
 	return b.String()
 }

@@ -57,12 +57,16 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 	}
 	reveals := n.Reveals()
 	miss := &MissingReadings{What: what}
+	for _, slot := range slots {
+		if _, ok := reveals[slot]; !ok {
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+		}
+	}
 	var out []Sample
 	for _, node := range receivers {
 		for _, slot := range slots {
 			r, ok := reveals[slot]
 			if !ok {
-				miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
 				continue
 			}
 			v, err := node.Value(s, slot)

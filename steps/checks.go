@@ -2,8 +2,12 @@ package steps
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/report"
 )
 
@@ -93,4 +97,39 @@ func (s *Suite) setCompletionBudget(b float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.run.CompletionBudget = b
+}
+
+// ptcVotes reads the PTC votes of o's warm slots. Votes for a slot are
+// carried by the next block, which a live devnet may not have yet, so a
+// slot without votes is retried for two slot durations before it is left
+// out (and PTCTimely fails naming it).
+func (s *Suite) ptcVotes(ctx context.Context, o *observation) (map[uint64]devnet.PTCVotes, error) {
+	timing, err := o.d.Timing(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read timing of devnet (%s): %w", o.cfg, err)
+	}
+	deadline := time.Now().Add(2 * timing.SlotDuration)
+	votes := map[uint64]devnet.PTCVotes{}
+	for _, slot := range o.slots {
+		for {
+			v, err := o.d.PTC(ctx, slot)
+			if err == nil {
+				votes[slot] = v
+				break
+			}
+			if !errors.Is(err, devnet.ErrNoVotes) {
+				return nil, fmt.Errorf("read PTC votes for slot %d: %w", slot, err)
+			}
+			if time.Now().After(deadline) {
+				fmt.Fprintf(s.cfg.Log, "[diagnostics/ptc] slot %d: %v\n", slot, err)
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("read PTC votes for slot %d: %w", slot, ctx.Err())
+			case <-time.After(s.cfg.PollInterval):
+			}
+		}
+	}
+	return votes, nil
 }

@@ -17,8 +17,8 @@ import (
 
 // fakeBackend is registered for these tests only. Preset "fake-missing":
 // node n03 never exports payload_diffusion_completed_timestamp_seconds;
-// any other preset ("fake", the features' "ci"): every node exports every
-// series.
+// "fake-noptc": no PTC votes for slot 3; any other preset ("fake", the
+// features' "ci"): every node exports every series.
 const fakeBackend = "fake-steps-test"
 
 func init() { devnet.Register(fakeBackend, openFake) }
@@ -28,6 +28,7 @@ func init() { devnet.Register(fakeBackend, openFake) }
 // eight receivers whose completion grows with their index; whole mode is
 // five times slower and costs three times the bytes.
 type fakeDevnet struct {
+	noPTC  uint64 // slot without votes, 0 for none
 	srv    *httptest.Server
 	nodes  []devnet.Node
 	timing devnet.Timing
@@ -47,7 +48,10 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	if cfg.Mode == devnet.ModeWhole {
 		slowdown, bytesFactor = 5, 3
 	}
-	f := &fakeDevnet{timing: devnet.Timing{Genesis: time.Unix(1_800_000_000, 0), SlotDuration: 12 * time.Second, PayloadDueBPS: 5000}}
+	f := &fakeDevnet{timing: devnet.Timing{Genesis: time.Unix(1_800_000_000, 0), SlotDuration: time.Second, PayloadDueBPS: 5000}}
+	if cfg.Preset == "fake-noptc" {
+		f.noPTC = 3
+	}
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)
 	for i := 0; i <= fakeReceivers; i++ {
@@ -93,7 +97,7 @@ func (f *fakeDevnet) Timing(context.Context) (devnet.Timing, error) { return f.t
 func (f *fakeDevnet) PrometheusURL() string                         { return "" }
 func (f *fakeDevnet) Close() error                                  { f.srv.Close(); return nil }
 func (f *fakeDevnet) PTC(_ context.Context, slot uint64) (devnet.PTCVotes, error) {
-	if slot > fakeSlots {
+	if slot > fakeSlots || slot == f.noPTC {
 		return devnet.PTCVotes{}, devnet.ErrNoVotes
 	}
 	return devnet.PTCVotes{Slot: slot, Size: 512, PayloadPresent: 400 + int(slot), Source: "fake"}, nil

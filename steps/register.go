@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,7 +10,6 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
 )
 
 // Budgets maps each overridable budget key to what it bounds; the
@@ -144,15 +142,9 @@ func (s *Suite) ptcTimely(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	votes := map[uint64]devnet.PTCVotes{}
-	for _, slot := range o.slots {
-		v, err := o.d.PTC(ctx, slot)
-		if err != nil && !errors.Is(err, devnet.ErrNoVotes) {
-			return fmt.Errorf("read PTC votes for slot %d: %w", slot, err)
-		}
-		if err == nil {
-			votes[slot] = v
-		}
+	votes, err := s.ptcVotes(ctx, o)
+	if err != nil {
+		return err
 	}
 	return st.record(assertions.PTCTimely(o.slots, votes), "PAYLOAD_TIMELY_THRESHOLD (PTC_SIZE/2)")
 }
