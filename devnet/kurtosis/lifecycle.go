@@ -50,7 +50,7 @@ func Up(ctx context.Context, params ...Parameter) (endpoints *Endpoints, err err
 		// Runs on every return path once creation was attempted.
 		defer func() {
 			if ctx.Err() == nil || err == nil {
-				if err != nil {
+				if err != nil && ec != nil {
 					fmt.Fprintf(p.log, "enclave %q kept for inspection (`kurtosis enclave inspect %s`); remove it with `segdiff devnet down --enclave %s`\n",
 						p.enclave, p.enclave, p.enclave)
 				}
