@@ -71,7 +71,8 @@ func ReadPTC(ctx context.Context, n Node, slot uint64) (devnet.PTCVotes, error) 
 // positions that voted payload_present for the block root at slot. Only
 // aggregates whose data.slot == slot and data.beacon_block_root == root count;
 // a position set in several such aggregates counts once, as fork choice
-// records one vote per position. ptcSize 0 means "the bitvector's width".
+// records one vote per position. ptcSize 0 means "the bitvector's width";
+// a bitvector of another width than ptcSize is an error.
 // No matching aggregate → an error wrapping devnet.ErrNoVotes.
 func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root, ptcSize int) (devnet.PTCVotes, error) {
 	if block == nil || block.Message == nil || block.Message.Body == nil {
@@ -108,7 +109,8 @@ func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root
 	if ptcSize == 0 {
 		ptcSize = width
 	}
-	if width > ptcSize {
+	if width != ptcSize {
+		// PTCBits is Bitvector[PTC_SIZE]: any other width is a preset mismatch.
 		return devnet.PTCVotes{}, fmt.Errorf("count ptc votes: aggregation bits cover %d positions, PTC_SIZE is %d", width, ptcSize)
 	}
 	count := 0

@@ -137,10 +137,12 @@ func TestCountPTCMismatchedWidths(t *testing.T) {
 	}
 }
 
-func TestCountPTCWiderThanSpec(t *testing.T) {
+func TestCountPTCWidthMustMatchSpec(t *testing.T) {
 	root := beacontest.Root(3)
-	block := beacontest.Block(4, root, beacontest.Attestation(3, root, true, 512, 1))
-	if _, err := beacon.CountPTC(block, 3, root, 16); err == nil {
-		t.Fatal("CountPTC accepted 512 bits with PTC_SIZE 16")
+	for _, tt := range []struct{ bits, size int }{{512, 16}, {16, 512}} {
+		block := beacontest.Block(4, root, beacontest.Attestation(3, root, true, tt.bits, 1))
+		if _, err := beacon.CountPTC(block, 3, root, tt.size); err == nil {
+			t.Errorf("CountPTC accepted %d bits with PTC_SIZE %d", tt.bits, tt.size)
+		}
 	}
 }
