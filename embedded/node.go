@@ -238,7 +238,7 @@ func (n *node) validatePayload(ctx context.Context, from peer.ID, m *pubsub.Mess
 		case <-st.installed:
 			t.Stop()
 		case <-t.C:
-			n.rec.SegmentRejected("install_timeout")
+			n.rec.SegmentRejected(metrics.ReasonInstallTimeout)
 			return pubsub.ValidationIgnore
 		case <-ctx.Done():
 			t.Stop()

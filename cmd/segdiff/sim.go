@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -233,7 +234,8 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		}
 		wall := time.Since(start)
 		s := embedded.Summarize(res)
-		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d in %.1fs wall (setup %v virtual)\n", c.Mode, c.Seed, c.Nodes, wall.Seconds(), res.Setup.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d payloads %d in %.1fs wall (%.1fs per payload), peak RSS so far %s (setup %v virtual)\n",
+			c.Mode, c.Seed, c.Nodes, c.Payloads, wall.Seconds(), wall.Seconds()/float64(c.Payloads), peakRSS(), res.Setup.Round(time.Millisecond))
 		sums = append(sums, s)
 		runs = append(runs, simRun{Summary: s, WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
 	}
@@ -273,4 +275,13 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		<-ctx.Done() // until interrupted (the backend's Close sends SIGTERM)
 	}
 	return nil
+}
+
+// peakRSS is the process's peak resident set so far (getrusage maxrss).
+func peakRSS() string {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f GiB", float64(ru.Maxrss)/(1<<20)) // Maxrss is in KiB on Linux
 }
