@@ -62,8 +62,8 @@ sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented'
 params-check: ## check every network-params file against the pinned ethereum-package
 	$(SEGDIFF) params check network-params/*.yaml
 
-devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=...)
-	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE)
+devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=..., DEVNET_FLAGS='--fresh --privileged')
+	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE) $(DEVNET_FLAGS)
 
 devnet-down: ## destroy the Kurtosis devnet
 	$(SEGDIFF) devnet down --enclave $(ENCLAVE)
