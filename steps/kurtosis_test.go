@@ -1,0 +1,76 @@
+package steps_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/segdiff/segdiff/beacon/beacontest"
+	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/devnet/kurtosis"
+	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/steps"
+)
+
+// TestFeaturesRunUnchangedAgainstKurtosisBackend attaches the real
+// "kurtosis" backend to an endpoints file naming fake nodes: the fake
+// backend's metrics servers and a fake beacon API whose blocks carry 400 of
+// 512 payload_present votes per slot. Every @kurtosis scenario must pass,
+// the @embedded-only comparison must not run.
+func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
+	fake, err := openFake(context.Background(), devnet.Config{Mode: devnet.ModeSegmented, Preset: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	chain := beacontest.NewChain(time.Unix(1_800_000_000, 0))
+	for slot := uint64(1); slot <= fakeSlots+1; slot++ {
+		att := beacontest.Attestation(slot-1, beacontest.Root(slot-1), true, 512, beacontest.Positions(400)...)
+		chain.Put(beacontest.Block(slot, beacontest.Root(slot-1), att), beacontest.Root(slot))
+	}
+	bn := beacontest.NewServer(t, chain)
+	nodes, _ := fake.Nodes(context.Background())
+	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "test", Mode: devnet.ModeSegmented,
+		SecondsPerSlot: 12, PayloadDueBPS: 5000, WrittenAt: time.Now(),
+		PrometheusURL: "http://127.0.0.1:9"} // unused: the suite scrapes nodes directly
+	for _, n := range nodes {
+		n.BeaconURL = bn.URL
+		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: n, CLService: "cl-" + n.ID})
+	}
+	path := filepath.Join(t.TempDir(), "endpoints.json")
+	if err := kurtosis.WriteEndpoints(path, e); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(kurtosis.EnvEndpoints, path)
+
+	var log, out bytes.Buffer
+	s := steps.New(steps.Config{Backend: kurtosis.BackendName, ReportsDir: t.TempDir(), RunID: "kt",
+		PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
+	status := godog.TestSuite{
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options: &godog.Options{Format: "progress", Output: &out, Paths: []string{"../features"},
+			Tags: "@kurtosis && ~@slow", Strict: true, NoColors: true},
+	}.Run()
+	if status != 0 {
+		t.Fatalf("status %d:\n%s%s", status, out.String(), log.String())
+	}
+	run := s.Results()
+	if len(run.Scenarios) != 5 {
+		t.Fatalf("ran %d scenarios, want the 5 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Status != report.StatusPassed {
+			t.Errorf("scenario %q: %s %s", sc.Name, sc.Status, sc.Error)
+		}
+		for _, v := range sc.Verdicts {
+			if v.Check == "PTC payload_present votes per warm slot" && v.Measured != 400 {
+				t.Errorf("PTC votes measured %v, want 400 from the fake chain", v.Measured)
+			}
+		}
+	}
+}
