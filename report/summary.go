@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/segdiff/segdiff/assertions"
@@ -69,6 +70,7 @@ func Summary(run Run, prev *Run, plots []string) string {
 			fmt.Fprintf(&b, "Error: %s\n\n", cell(sc.Error))
 		}
 	}
+	writeDistributions(&b, run)
 	for _, p := range plots {
 		if filepath.Ext(p) == ".png" {
 			name := filepath.Base(p)
@@ -111,4 +113,50 @@ func delta(v assertions.Verdict, prev map[string]float64, scenario string) strin
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// writeDistributions summarises every pooled distribution per link class:
+// the per-node figures behind the verdicts (install delay included, which
+// no budget may fail but the report must show).
+func writeDistributions(b *strings.Builder, run Run) {
+	if len(run.Distributions) == 0 {
+		return
+	}
+	b.WriteString("## Distributions (nearest-rank, pooled over nodes x warm slots)\n\n")
+	b.WriteString("| measure | mode | link class | nodes | samples | p50 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
+	ds := append([]*Distribution(nil), run.Distributions...)
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Kind != ds[j].Kind {
+			return ds[i].Kind < ds[j].Kind
+		}
+		return ds[i].Mode < ds[j].Mode
+	})
+	for _, d := range ds {
+		u := assertions.UnitSeconds
+		if d.Kind == KindCopies {
+			u = assertions.UnitCopies
+		}
+		byLink := map[string][]float64{"all": nil}
+		nodes := map[string]map[string]bool{"all": {}}
+		for _, s := range d.Samples {
+			for _, l := range []string{"all", s.Link} {
+				byLink[l] = append(byLink[l], s.Value)
+				if nodes[l] == nil {
+					nodes[l] = map[string]bool{}
+				}
+				nodes[l][s.Node] = true
+			}
+		}
+		links := make([]string, 0, len(byLink))
+		for l := range byLink {
+			links = append(links, l)
+		}
+		sort.Strings(links)
+		for _, l := range links {
+			vs := byLink[l]
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, d.Mode, l, len(nodes[l]), len(vs),
+				u.Format(assertions.Quantile(vs, 0.5)), u.Format(assertions.Quantile(vs, 0.9)), u.Format(assertions.Quantile(vs, 1)))
+		}
+	}
+	b.WriteString("\n")
 }

@@ -19,14 +19,15 @@ import (
 func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *steps.Suite) {
 	t.Helper()
 	var log, out bytes.Buffer
+	reports := t.TempDir()
 	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagEmbedded, Preset: preset, Prefetch: 2,
-		ReportsDir: t.TempDir(), RunID: "test-run", PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
+		ReportsDir: reports, RunID: "test-run", PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
 	ts := godog.TestSuite{
 		Name:                 "segdiff-test",
 		TestSuiteInitializer: s.InitializeTestSuite,
 		ScenarioInitializer:  s.InitializeScenario,
-		Options: &godog.Options{Format: "progress", Output: &out, Paths: paths, Strict: true,
-			Tags: "@embedded && ~@slow", NoColors: true},
+		Options: &godog.Options{Format: "progress,cucumber:" + filepath.Join(reports, "cucumber.json"), Output: &out, Paths: paths,
+			Strict: true, Tags: "@embedded && ~@slow", NoColors: true},
 	}
 	plan, err := steps.Plan(ts)
 	if err != nil {
@@ -91,6 +92,10 @@ func TestBudgetFromEnvironmentFailsNamingBudgetMeasuredAndWorstNodes(t *testing.
 		if !strings.Contains(out, want) {
 			t.Errorf("godog output lacks %q:\n%s", want, out)
 		}
+	}
+	cucumber, err := os.ReadFile(filepath.Join(filepath.Dir(s.Written().Dir), "cucumber.json"))
+	if err != nil || !bytes.Contains(cucumber, []byte(`"name": "verdicts.json"`)) {
+		t.Errorf("cucumber.json carries no verdicts.json attachment for the failure (%v)", err)
 	}
 	if other := scenarioByName(t, s, "every node completes every warm payload within 3s of the reveal"); other.Status != report.StatusPassed {
 		t.Errorf("unrelated scenario %s: %s", other.Status, other.Error)

@@ -16,6 +16,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -401,6 +402,11 @@ func (s *Suite) afterScenario(ctx context.Context, sc *godog.Scenario, err error
 	case err != nil:
 		st.rec.Status, st.rec.Error = report.StatusFailed, err.Error()
 		st.diagnose()
+		// The verdicts (worst nodes, sample counts) travel with the failure
+		// into cucumber.json.
+		if body, jerr := json.MarshalIndent(st.rec.Verdicts, "", "  "); jerr == nil && len(st.rec.Verdicts) > 0 {
+			ctx = godog.Attach(ctx, godog.Attachment{Body: body, FileName: "verdicts.json", MediaType: "application/json"})
+		}
 	}
 	s.mu.Lock()
 	s.run.Scenarios = append(s.run.Scenarios, st.rec)
