@@ -67,7 +67,7 @@ type Config struct {
 	// MeshSettleTimeout bounds the wait for every mesh to reach [Dlo, Dhi];
 	// it must exceed gossipsub's PruneBackoff (1 min).
 	MeshSettleTimeout time.Duration `json:"mesh_settle_timeout"`
-	// Overrides maps a node index to its own install delay (tests use it
+	// InstallDelayOverrides maps a node index to its own install delay (tests use it
 	// to hold one node's block back).
 	InstallDelayOverrides map[int]time.Duration `json:"install_delay_overrides,omitempty"`
 	// HeapProfile, when set, names a file that receives a heap profile at
