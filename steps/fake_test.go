@@ -17,7 +17,7 @@ import (
 
 // fakeBackend is registered for these tests only. Preset "fake-missing":
 // node n03 never exports payload_diffusion_completed_timestamp_seconds;
-// "fake-noptc": no PTC votes for slot 3; any other preset ("fake", the
+// "fake-noptc": no PTC votes for slot 5; any other preset ("fake", the
 // features' "ci"): every node exports every series.
 const fakeBackend = "fake-steps-test"
 
@@ -50,7 +50,7 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	}
 	f := &fakeDevnet{timing: devnet.Timing{Genesis: time.Unix(1_800_000_000, 0), SlotDuration: time.Second, PayloadDueBPS: 5000}}
 	if cfg.Preset == "fake-noptc" {
-		f.noPTC = 3
+		f.noPTC = 5
 	}
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)

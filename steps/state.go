@@ -89,7 +89,7 @@ func (o *observation) ready() error {
 }
 
 // observe waits until every devnet of the scenario has n settled warm
-// slots, then keeps the first n of them and the readings they come from.
+// slots, then keeps the newest n of them and the readings they come from.
 func (st *scenario) observe(ctx context.Context, n int) error {
 	if len(st.obs) == 0 {
 		return errors.New("no devnet selected: a \"Given a ... devnet\" step must come first")
@@ -128,7 +128,9 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 		o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
 		settled := settledWarm(o.net)
 		if len(settled) >= n {
-			o.slots = settled[:n]
+			// The newest: a long-running devnet deletes its oldest slots'
+			// series (the contract keeps the last 64), possibly mid-read.
+			o.slots = settled[len(settled)-n:]
 			return nil
 		}
 		if time.Now().After(deadline) {

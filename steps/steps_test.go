@@ -119,11 +119,11 @@ func TestMissingSeriesFailsNamingTheNode(t *testing.T) {
 func TestSlotWithoutPTCVotesFailsNamingTheSlot(t *testing.T) {
 	status, out, s := runFeatures(t, "fake-noptc", "../features/ptc.feature")
 	if status == 0 {
-		t.Fatalf("suite passed without PTC votes for slot 3:\n%s", out)
+		t.Fatalf("suite passed without PTC votes for slot 5:\n%s", out)
 	}
 	sc := scenarioByName(t, s, "the PTC votes the payload present in every warm slot (segmented)")
-	if !strings.Contains(sc.Error, "no PTC votes for slots 3") {
-		t.Fatalf("failure %q does not name slot 3", sc.Error)
+	if !strings.Contains(sc.Error, "no PTC votes for slots 5") {
+		t.Fatalf("failure %q does not name slot 5", sc.Error)
 	}
 }
 
