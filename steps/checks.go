@@ -62,6 +62,19 @@ func measure(ctx context.Context, c check, text string) error {
 	return st.record(c.judge(c.name, c.unit, samples, budget), source)
 }
 
+// shareBudgets reads the share step's two budgets and names their sources.
+func shareBudgets(share, within string) (minShare, w float64, source string, err error) {
+	w, wsrc, err := envBudget("COMPLETION_SHARE_WITHIN", within, assertions.UnitSeconds)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	minShare, src, err := envBudget("COMPLETION_SHARE", share, assertions.UnitShare)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	return minShare, w, src + " and " + wsrc, nil
+}
+
 func single(ctx context.Context) (*scenario, *observation, error) {
 	st, err := state(ctx)
 	if err != nil {

@@ -162,20 +162,16 @@ func (s *Suite) shareCompleted(ctx context.Context, share, within string) error 
 	if err != nil {
 		return err
 	}
-	w, wsrc, err := envBudget("COMPLETION_SHARE_WITHIN", within, assertions.UnitSeconds)
-	if err != nil {
-		return err
-	}
-	min, src, err := envBudget("COMPLETION_SHARE", share, assertions.UnitShare)
+	minShare, w, src, err := shareBudgets(share, within)
 	if err != nil {
 		return err
 	}
 	check := fmt.Sprintf("share of completions within %s of the reveal", assertions.UnitSeconds.Format(w))
 	samples, err := assertions.Completion(o.net, o.slots)
 	if err != nil {
-		return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, min, err)
+		return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, minShare, err)
 	}
-	return st.record(assertions.ShareAtLeast(check, samples, w, min), src+" and "+wsrc)
+	return st.record(assertions.ShareAtLeast(check, samples, w, minShare), src)
 }
 
 func (s *Suite) medianCopies(ctx context.Context, budget string) error {
