@@ -66,7 +66,10 @@ type SlotResult struct {
 	// InstalledAt is when each node installed the slot's block and
 	// FirstSentAt when it first queued a payload message to a peer (zero:
 	// never).
-	InstalledAt []time.Time     `json:"installed_at"`
+	InstalledAt []time.Time `json:"installed_at"`
+	// IWantSent counts the payload message ids each node requested with
+	// IWANT (gossip-driven copies on top of mesh forwarding).
+	IWantSent   []int64         `json:"iwant_sent"`
 	FirstSentAt []time.Time     `json:"first_sent_at"`
 	PTC         devnet.PTCVotes `json:"ptc"`
 }

@@ -352,6 +352,7 @@ func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.
 		DroppedBytes: make([]int64, n),
 		InstalledAt:  make([]time.Time, n),
 		FirstSentAt:  make([]time.Time, n),
+		IWantSent:    make([]int64, n),
 	}
 	r.mu.Lock()
 	done := r.completed[p.slot]
@@ -364,6 +365,7 @@ func slotResult(r *run, p payload, revealAt time.Time, warm bool, timing devnet.
 		s.DataBytes[i], s.ControlBytes[i] = nd.tr.slotBytes(p.slot)
 		s.SentBytes[i], s.DroppedBytes[i], s.FirstSentAt[i] = nd.tr.slotSent(p.slot)
 		s.InstalledAt[i] = nd.installedAt(p.slot)
+		s.IWantSent[i] = nd.tr.slotIWants(p.slot)
 	}
 	deadline := timing.PayloadDeadline(p.slot)
 	vpn := r.cfg.ValidatorsPerNode

@@ -39,6 +39,7 @@ type tracer struct {
 	sentData  map[uint64]int64 // payload data bytes queued to peers
 	dropData  map[uint64]int64 // payload data bytes dropped from queues
 	firstSent map[uint64]time.Time
+	iwantSent map[uint64]int64 // IWANT ids for payload messages this node sent
 }
 
 var _ pubsub.RawTracer = (*tracer)(nil)
@@ -53,6 +54,7 @@ func newTracer(n *node, topic string) *tracer {
 		sentData:  map[uint64]int64{},
 		dropData:  map[uint64]int64{},
 		firstSent: map[uint64]time.Time{},
+		iwantSent: map[uint64]int64{},
 	}
 }
 
@@ -131,7 +133,20 @@ func (t *tracer) RecvRPC(rpc *pubsub.RPC) {
 	}
 }
 
-func (t *tracer) SendRPC(rpc *pubsub.RPC, p peer.ID) { t.sent(rpc, t.sentData, true) }
+func (t *tracer) SendRPC(rpc *pubsub.RPC, p peer.ID) {
+	t.sent(rpc, t.sentData, true)
+	if c := rpc.Control; c != nil {
+		for _, iw := range c.Iwant {
+			for _, id := range iw.MessageIDs {
+				if slot, ok := t.idSlot(id); ok {
+					t.mu.Lock()
+					t.iwantSent[slot]++
+					t.mu.Unlock()
+				}
+			}
+		}
+	}
+}
 func (t *tracer) DropRPC(rpc *pubsub.RPC, p peer.ID) { t.sent(rpc, t.dropData, false) }
 
 func (t *tracer) sent(rpc *pubsub.RPC, into map[uint64]int64, first bool) {
@@ -202,6 +217,14 @@ func (t *tracer) slotSent(slot uint64) (sent, dropped int64, first time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sentData[slot], t.dropData[slot], t.firstSent[slot]
+}
+
+// slotIWants returns how many payload message ids of slot the node asked
+// for with IWANT (each can bring a full copy).
+func (t *tracer) slotIWants(slot uint64) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.iwantSent[slot]
 }
 
 func (t *tracer) OnNewOutboundStream(peer.ID, protocol.ID)             {}
