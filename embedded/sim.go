@@ -262,7 +262,8 @@ func connect(ctx context.Context, nodes []*node, edges []Edge) error {
 
 // settleMesh waits 2.5 s (heartbeats land at 100, 800 and 1500 ms; the
 // first precedes the subscriptions), then polls every 100 ms until every
-// node's payload-topic mesh is within [Dlo, Dhi].
+// node's payload-topic mesh is within [Dlo, Dhi], for at most
+// MeshSettleTimeout.
 func settleMesh(r *run, progress io.Writer) error {
 	dlo, dhi := r.cfg.meshBounds()
 	time.Sleep(2500 * time.Millisecond)
@@ -278,7 +279,17 @@ func settleMesh(r *run, progress io.Writer) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("settle mesh: %d of %d nodes outside [%d, %d] after %v", bad, len(r.nodes), dlo, dhi, r.cfg.MeshSettleTimeout)
+			// Small networks can leave a node below Dlo for good (its peers
+			// are full and it sits out their prune backoffs); a mesh of
+			// at least one peer still carries the payload, so only an empty
+			// mesh is fatal.
+			for _, n := range r.nodes {
+				if n.tr.meshSize() == 0 {
+					return fmt.Errorf("settle mesh: node %d has no mesh peer after %v (%d of %d nodes outside [%d, %d])", n.idx, r.cfg.MeshSettleTimeout, bad, len(r.nodes), dlo, dhi)
+				}
+			}
+			fmt.Fprintf(progress, "mesh: %d of %d nodes still outside [%d, %d] after %v; continuing\n", bad, len(r.nodes), dlo, dhi, r.cfg.MeshSettleTimeout)
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
