@@ -229,6 +229,12 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 	for _, c := range cfgs {
 		start := time.Now()
 		res, err := embedded.Simulate(t, c, stderr)
+		// A mesh that does not form is a known intermittent failure of the
+		// simulated network (embedded.ErrMeshNotFormed): try a fresh one.
+		for attempt := 2; errors.Is(err, embedded.ErrMeshNotFormed) && attempt <= 3; attempt++ {
+			fmt.Fprintf(stderr, "segdiff sim: %v; retrying with a fresh network (attempt %d of 3)\n", err, attempt)
+			res, err = embedded.Simulate(t, c, stderr)
+		}
 		if err != nil {
 			return fmt.Errorf("mode %s seed %d: %w", c.Mode, c.Seed, err)
 		}
