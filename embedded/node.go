@@ -92,8 +92,8 @@ func gossipParams(c Config) pubsub.GossipSubParams {
 	return p
 }
 
-// start creates the node's pubsub router (before any connection exists, as
-// the prototype does).
+// start creates the node's metrics and pubsub router, once its connections
+// are up (see README: router start order).
 func (n *node) start(ctx context.Context) error {
 	reg := prometheus.NewRegistry()
 	rec, err := metrics.NewRecorder(reg, metrics.WithInfo(string(n.run.cfg.Mode), eip8411.FormatSegdiff1, ClientName))
