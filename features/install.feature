@@ -1,15 +1,20 @@
-@embedded @kurtosis
 Feature: Block-install delay
   Segments are only relayed once their block is installed, so the time from a
   block's arrival to its installation (payload_diffusion_block_installed_ minus
   payload_diffusion_block_arrival_timestamp_seconds) delays diffusion. It is
   measured on every node, builders included, and reported per node.
 
-  Scenario Outline: every node installs each warm block within <max>
-    Given a segmented devnet
+  Scenario Outline: every node installs each warm block within <max> (<mode>)
+    Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
     Then every node's block-install delay is at most <max>
 
-    Examples:
-      | slots | max |
-      | 3     | 2s  |
+    @embedded
+    Examples: embedded devnet
+      | mode      | slots | max |
+      | segmented | 3     | 2s  |
+
+    @kurtosis
+    Examples: Kurtosis enclave
+      | mode      | slots | max |
+      | segmented | 3     | 2s  |

@@ -1,4 +1,3 @@
-@embedded @kurtosis
 Feature: PTC payload timeliness
   In every warm slot the payload-timeliness committee must see the builder's
   payload before PAYLOAD_DUE_BPS: more than PTC_SIZE/2 committee positions
@@ -10,6 +9,14 @@ Feature: PTC payload timeliness
     When the devnet has revealed <slots> warm payloads
     Then the PTC votes payload present in every warm slot
 
-    Examples:
+    @embedded
+    Examples: embedded devnet
+      | mode            | slots |
+      | whole           | 3     |
+      | segmented       | 3     |
+      | segmented-batch | 3     |
+
+    @kurtosis
+    Examples: Kurtosis enclave
       | mode      | slots |
       | segmented | 3     |

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,8 +64,8 @@ func TestFeaturesPassAgainstFakeDevnet(t *testing.T) {
 			t.Errorf("scenario %q: status %s, %d verdicts, error %q", sc.Name, sc.Status, len(sc.Verdicts), sc.Error)
 		}
 	}
-	if got := strings.Count(out, "opened "+fakeBackend); got != 2 {
-		t.Errorf("opened %d devnets, want 2 (segmented and whole, each once):\n%s", got, out)
+	if got := strings.Count(out, "opened "+fakeBackend); got != 3 {
+		t.Errorf("opened %d devnets, want 3 (whole, segmented and segmented-batch, each once):\n%s", got, out)
 	}
 	w := s.Written()
 	for _, f := range []string{"summary.md", "results.json", "completion-cdf.png", "copies-per-node.svg"} {
@@ -80,7 +81,7 @@ func TestBudgetFromEnvironmentFailsNamingBudgetMeasuredAndWorstNodes(t *testing.
 	if status == 0 {
 		t.Fatalf("suite passed with a 10ms median budget:\n%s", out)
 	}
-	sc := scenarioByName(t, s, "the median completion stays below 1s")
+	sc := scenarioByName(t, s, "the median completion stays below 1500ms (segmented)")
 	t.Logf("failure: %s", sc.Error)
 	// Receivers complete after 240..520 ms; the nearest-rank median of the
 	// eight is the fourth, n04 at 360 ms; the slowest is n08 (home).
@@ -97,7 +98,7 @@ func TestBudgetFromEnvironmentFailsNamingBudgetMeasuredAndWorstNodes(t *testing.
 	if err != nil || !bytes.Contains(cucumber, []byte(`"name": "verdicts.json"`)) {
 		t.Errorf("cucumber.json carries no verdicts.json attachment for the failure (%v)", err)
 	}
-	if other := scenarioByName(t, s, "every node completes every warm payload within 3s of the reveal"); other.Status != report.StatusPassed {
+	if other := scenarioByName(t, s, "every node completes every warm payload within 3s of the reveal (segmented)"); other.Status != report.StatusPassed {
 		t.Errorf("unrelated scenario %s: %s", other.Status, other.Error)
 	}
 }
@@ -139,10 +140,48 @@ func TestBackendScopedScenariosAreSkipped(t *testing.T) {
 		t.Fatalf("status %d: %s", status, log.String())
 	}
 	run := s.Results()
-	if len(run.Scenarios) != 1 || run.Scenarios[0].Status != report.StatusSkipped {
-		t.Fatalf("scenarios = %+v, want the @embedded-only comparison skipped", run.Scenarios)
+	if len(run.Scenarios) != 2 {
+		t.Fatalf("scenarios = %+v, want both @embedded-only comparisons", run.Scenarios)
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Status != report.StatusSkipped {
+			t.Errorf("scenario %q: status %s, want skipped", sc.Name, sc.Status)
+		}
 	}
 	if strings.Contains(log.String(), "opened") {
 		t.Fatalf("a skipped scenario opened a devnet: %s", log.String())
+	}
+}
+
+// Backend tags on Examples blocks pick the budgets: under the kurtosis tag
+// only the @kurtosis rows run, with their own (published) budgets.
+func TestExamplesBlocksAreScopedByBackend(t *testing.T) {
+	var log bytes.Buffer
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
+	status := godog.TestSuite{
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{"../features/completion.feature"}, Strict: true},
+	}.Run()
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, log.String())
+	}
+	var ran, skipped []string
+	for _, sc := range s.Results().Scenarios {
+		switch sc.Status {
+		case report.StatusPassed:
+			ran = append(ran, sc.Name)
+		case report.StatusSkipped:
+			skipped = append(skipped, sc.Name)
+		default:
+			t.Errorf("scenario %q: %s %s", sc.Name, sc.Status, sc.Error)
+		}
+	}
+	wantRan := []string{"every node completes every warm payload within 3s of the reveal (segmented)", "the median completion stays below 1s (segmented)"}
+	if !slices.Equal(ran, wantRan) {
+		t.Errorf("ran %q, want %q", ran, wantRan)
+	}
+	if len(skipped) != 4 {
+		t.Errorf("skipped %q, want the four @embedded rows", skipped)
 	}
 }
