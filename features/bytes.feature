@@ -21,8 +21,8 @@ Feature: Bytes received per node
     @embedded
     Examples: embedded devnet
       | mode            | slots | p50 | max  |
-      | segmented       | 3     | 8.0 | 11.0 |
-      | segmented-batch | 3     | 8.0 | 11.0 |
+      | segmented       | 3     | 9.0 | 14.0 |
+      | segmented-batch | 3     | 9.0 | 14.0 |
 
     @kurtosis
     Examples: Kurtosis enclave

@@ -9,9 +9,10 @@ Feature: Payload completion from the builder's reveal
   The embedded devnet runs stock go-libp2p-pubsub, which pushes every segment
   to all of a node's mesh peers; the published 0.73 s median needs the
   prototype's push-width and pull discipline, which only patched clients have.
-  Its Examples therefore carry the budgets that network holds (measured on the
-  32-node ci preset: median 1.18 s sequential, 0.78 s batch-published; slowest
-  node 1.23 s / 0.95 s), and the Kurtosis Examples carry the claim.
+  Its Examples therefore carry regression budgets for that network, with
+  margin for run-to-run spread (measured on the 32-node ci preset over three
+  runs: median 1.18-1.28 s sequential, 0.78-0.83 s batch-published; slowest
+  node 1.23-1.43 s / 0.95-1.04 s), and the Kurtosis Examples carry the claim.
 
   Scenario Outline: every node completes every warm payload within <max> of the reveal (<mode>)
     Given a <mode> devnet
@@ -38,8 +39,8 @@ Feature: Payload completion from the builder's reveal
     @embedded
     Examples: embedded devnet
       | mode            | slots | p50    |
-      | segmented       | 3     | 1500ms |
-      | segmented-batch | 3     | 1s     |
+      | segmented       | 3     | 1750ms |
+      | segmented-batch | 3     | 1100ms |
 
     @kurtosis
     Examples: Kurtosis enclave
