@@ -74,6 +74,7 @@ type Config struct {
 	// SEGDIFF_SCRAPE: "direct" (default) or "promql").
 	Reader Reader
 	// Log receives progress and [diagnostics/...] lines (default os.Stderr).
+	// Devnets open concurrently, so the suite serialises its writes to Log.
 	Log io.Writer
 }
 
@@ -150,6 +151,7 @@ func New(cfg Config) *Suite {
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr
 	}
+	cfg.Log = &lockedWriter{w: cfg.Log}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]*opening{},
 		run: report.Run{ID: cfg.RunID, Backend: cfg.Backend}}
@@ -412,4 +414,17 @@ func (s *Suite) afterScenario(ctx context.Context, sc *godog.Scenario, err error
 	s.run.Scenarios = append(s.run.Scenarios, st.rec)
 	s.mu.Unlock()
 	return ctx, nil
+}
+
+// lockedWriter serialises writes from the devnets opening concurrently and
+// the scenario goroutine.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
