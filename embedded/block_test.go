@@ -2,6 +2,8 @@ package embedded
 
 import (
 	"bytes"
+	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/segdiff/segdiff/eip8411"
@@ -69,4 +71,41 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			t.Fatalf("re-encoded envelope differs")
 		}
 	})
+}
+
+// A whole envelope is checked against the installed bid's commitment: the
+// right bytes pass; a flipped byte, a cut body or another block's root fail.
+func TestVerifyWhole(t *testing.T) {
+	body, err := eip8411.SyntheticBody(rand.New(rand.NewPCG(1, 2)), 64<<10)
+	if err != nil {
+		t.Fatalf("SyntheticBody: %v", err)
+	}
+	g, err := eip8411.NewGroup(body)
+	if err != nil {
+		t.Fatalf("NewGroup: %v", err)
+	}
+	blk := block{Slot: 3, Descriptor: g.Descriptor()}
+	st := &nodeSlot{blk: blk, root: blk.root()}
+	good := g.Compressed()
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 0x40
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"committed bytes", encodeEnvelope(3, st.root, good), nil},
+		{"flipped byte", encodeEnvelope(3, st.root, flipped), eip8411.ErrProof},
+		{"cut body", encodeEnvelope(3, st.root, good[:len(good)-1]), eip8411.ErrSize},
+		{"other block", encodeEnvelope(3, [32]byte{9}, good), errWrongBlock},
+		{"short", []byte{1, 2, 3}, eip8411.ErrDecode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := verifyWhole(tt.data, st)
+			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Fatalf("verifyWhole = %v, want %v", err, tt.want)
+			}
+		})
+	}
 }

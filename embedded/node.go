@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/snappy"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -282,8 +281,8 @@ func verifySegment(data []byte, st *nodeSlot) (*eip8411.Segment, error) {
 }
 
 // verifyWhole checks a whole envelope against the installed bid: it names
-// the block, has the committed length, decompresses to a body, and that
-// body segments to the committed group id.
+// the block, its compressed bytes hash to the committed Merkle root (the same
+// commitment segments are checked against), and they decode strictly to a body.
 func verifyWhole(data []byte, st *nodeSlot) error {
 	_, root, compressed, err := decodeEnvelope(data)
 	if err != nil {
@@ -292,20 +291,11 @@ func verifyWhole(data []byte, st *nodeSlot) error {
 	if root != st.root {
 		return errWrongBlock
 	}
-	d := st.blk.Descriptor
-	if uint64(len(compressed)) != d.TotalLength {
-		return fmt.Errorf("verify envelope: %w: %d compressed bytes, bid says %d", eip8411.ErrSize, len(compressed), d.TotalLength)
-	}
-	raw, err := snappy.Decode(nil, compressed)
-	if err != nil {
-		return fmt.Errorf("verify envelope: %w: %w", eip8411.ErrDecode, err)
-	}
-	g, err := eip8411.NewGroupSSZ(raw, eip8411.WithSegmentSize(int(d.SegmentSize)), eip8411.WithHash(d.HashID))
-	if err != nil {
+	if err := st.blk.Descriptor.VerifyCompressed(compressed); err != nil {
 		return fmt.Errorf("verify envelope: %w", err)
 	}
-	if g.GroupID() != d.GroupID() {
-		return fmt.Errorf("verify envelope: %w: body does not match the bid", eip8411.ErrProof)
+	if _, err := eip8411.DecompressBody(compressed); err != nil {
+		return fmt.Errorf("verify envelope: %w", err)
 	}
 	return nil
 }
