@@ -64,15 +64,7 @@ func TestDialect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			files := map[string]string{"a.star": "b = import_module(\"./main.star\")\n"}
 			err := runTemp(t, tt.main, files)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-			}
+			checkErr(t, err, tt.wantErr)
 		})
 	}
 }
@@ -102,15 +94,7 @@ func TestBuiltinArguments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := runTemp(t, "def run(plan):\n    "+tt.call+"\n", nil)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-			}
+			checkErr(t, err, tt.wantErr)
 		})
 	}
 }
@@ -158,5 +142,19 @@ func TestKurtosisYAML(t *testing.T) {
 				t.Fatal("accepted an invalid kurtosis.yml")
 			}
 		})
+	}
+}
+
+// checkErr fails t unless err is nil when wantErr is "", or contains wantErr.
+func checkErr(t *testing.T, err error, wantErr string) {
+	t.Helper()
+	if wantErr == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), wantErr) {
+		t.Fatalf("err = %v, want it to contain %q", err, wantErr)
 	}
 }
