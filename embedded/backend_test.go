@@ -14,7 +14,8 @@ import (
 )
 
 // fakeSim writes a stand-in for `segdiff sim`: a shell script that writes
-// the endpoints file its --endpoints flag names (or fails) and then waits to
+// the endpoints file its --endpoints flag names atomically, as the real
+// command does (or fails) and then waits to
 // be interrupted, like the real command with --serve.
 func fakeSim(t *testing.T, endpoints embedded.Endpoints, fail bool) string {
 	t.Helper()
@@ -33,7 +34,7 @@ done
 	if fail {
 		body += "echo 'simulation failed' >&2\nexit 3\n"
 	} else {
-		body += "echo \"$*\" > /dev/null\ncp " + src + " \"$out\"\ntrap 'exit 0' TERM INT\nwhile :; do sleep 0.1; done\n"
+		body += "echo \"$*\" > /dev/null\ncp " + src + " \"$out.tmp\" && mv \"$out.tmp\" \"$out\"\ntrap 'exit 0' TERM INT\nwhile :; do sleep 0.1; done\n"
 	}
 	bin := filepath.Join(dir, "segdiff")
 	if err := os.WriteFile(bin, []byte(body), 0o755); err != nil {
