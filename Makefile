@@ -15,7 +15,7 @@ ENCLAVE ?= segdiff
 
 FUZZTIME ?= 60s
 
-.PHONY: all test race e2e e2e-slow bench fuzz lint sim params-check \
+.PHONY: all test race race-sim e2e e2e-slow bench fuzz lint sim params-check \
 	devnet-up devnet-down devnet-status patches-check help
 
 all: lint test
@@ -26,8 +26,14 @@ help: ## list targets
 test: ## unit, Starlark, SDK-fake and suite unit tests (seconds to minutes)
 	$(GO) test -count=1 ./...
 
-race: ## the unit tests under the race detector
-	$(GO) test -race -count=1 ./...
+# The embedded devnet's *_synctest simulations run in `make test` only: under
+# -race they have crashed the race runtime itself (SIGSEGV at an unknown pc
+# inside a synctest bubble, go1.26.8), intermittently. make race-sim runs them.
+race: ## the unit tests under the race detector (embedded simulations: see race-sim)
+	$(GO) test -race -count=1 -skip '_synctest$$' ./...
+
+race-sim: ## the embedded devnet's synctest simulations under the race detector (slow, see Makefile)
+	$(GO) test -race -count=1 -run '_synctest$$' ./embedded/
 
 e2e: ## the Gherkin suite against the embedded devnet (default, <= 3 min on 2 cores)
 	SEGDIFF_E2E=1 $(GO) test -count=1 -timeout 30m -run '^TestFeatures$$' . $(if $(TAGS),-godog.tags='$(TAGS)')
