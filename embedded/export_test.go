@@ -4,6 +4,10 @@ package embedded
 var (
 	PTCCommittee = ptcCommittee
 	RegionOf     = regionOf
+	// FirstSlotStart and HeartbeatInterval expose the reveal-phase rule.
+	FirstSlotStart    = firstSlotStart
+	HeartbeatInterval = heartbeatInterval
+	SeedGlobalRand    = seedGlobalRand
 )
 
 // LatencyMatrix returns the one-way latency between every pair of c's nodes.

@@ -1,8 +1,10 @@
 package embedded_test
 
 import (
+	mathrand "math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/embedded"
@@ -161,5 +163,52 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := embedded.Preset("nope"); err == nil {
 		t.Error(`Preset("nope") succeeded`)
+	}
+}
+
+// TestFirstSlotStart: slot 1 starts within one heartbeat period after the
+// mesh settled, and the reveal falls at the same seeded phase of the
+// routers' heartbeat however long the settling took.
+func TestFirstSlotStart(t *testing.T) {
+	routers := time.Date(2000, 1, 1, 0, 0, 5, 0, time.UTC)
+	hb := embedded.HeartbeatInterval
+	phaseOf := func(c embedded.Config, start time.Time) time.Duration {
+		return start.Add(c.RevealOffset).Sub(routers) % hb
+	}
+	phases := map[time.Duration]bool{}
+	for _, seed := range []int64{1, 7, 8, 9, 10} {
+		c := embedded.DefaultConfig()
+		c.Seed = seed
+		var want time.Duration = -1
+		for _, settled := range []time.Duration{0, 2500 * time.Millisecond, 2501 * time.Millisecond, 4285 * time.Millisecond, 63 * time.Second} {
+			now := routers.Add(settled)
+			got := embedded.FirstSlotStart(c, routers, now)
+			if got.Before(now) || got.Sub(now) >= hb {
+				t.Errorf("seed %d, settled after %v: slot 1 at %v, want within [now, now+%v)", seed, settled, got.Sub(routers), hb)
+			}
+			p := phaseOf(c, got)
+			if want < 0 {
+				want = p
+			} else if p != want {
+				t.Errorf("seed %d, settled after %v: reveal phase %v, want %v as for the other settle times", seed, settled, p, want)
+			}
+		}
+		phases[want] = true
+	}
+	if len(phases) < 2 {
+		t.Errorf("five seeds gave one reveal phase %v: the phase does not follow the seed", phases)
+	}
+}
+
+// TestSeedGlobalRand: this test binary sets randseednop=0, so seeding takes
+// and restarts the global stream.
+func TestSeedGlobalRand(t *testing.T) {
+	if !embedded.SeedGlobalRand(42) {
+		t.Fatal("seedGlobalRand(42) reports the global source unseeded")
+	}
+	a := mathrand.Int63()
+	embedded.SeedGlobalRand(42)
+	if b := mathrand.Int63(); a != b {
+		t.Errorf("same seed, first draws %d and %d", a, b)
 	}
 }

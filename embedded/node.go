@@ -75,6 +75,9 @@ func (n *node) slot(s uint64) *nodeSlot {
 	return st
 }
 
+// heartbeatInterval is Prysm's gossipsub heartbeat.
+const heartbeatInterval = 700 * time.Millisecond
+
 // gossipParams are Prysm's: D=8, Dlo=6, Dhi=12 (scaled with MeshD),
 // heartbeat 700 ms, history 6/3; everything else the library default
 // (Dlazy 6, IDONTWANT threshold 1 KiB, PruneBackoff 1 min, ...).
@@ -85,7 +88,7 @@ func gossipParams(c Config) pubsub.GossipSubParams {
 	p.Dout = min(p.Dout, p.Dlo-1, p.D/2-1)
 	p.Dout = max(p.Dout, 0)
 	p.Dscore = min(p.Dscore, p.Dhi)
-	p.HeartbeatInterval = 700 * time.Millisecond
+	p.HeartbeatInterval = heartbeatInterval
 	p.HistoryLength = 6
 	p.HistoryGossip = 3
 	return p

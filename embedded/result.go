@@ -23,7 +23,12 @@ type Result struct {
 	Timing devnet.Timing `json:"timing"`
 	// Setup is the virtual time spent dialling and settling the mesh.
 	Setup time.Duration `json:"setup"`
-	Slots []SlotResult  `json:"slots"`
+	// SetupWall is the machine time the setup took; SlotWall the machine
+	// time of each payload slot (slot start to next slot start). They are
+	// what a run costs, not what it simulates.
+	SetupWall time.Duration   `json:"setup_wall_ns"`
+	SlotWall  []time.Duration `json:"slot_wall_ns"`
+	Slots     []SlotResult    `json:"slots"`
 	// Deferred counts, per node, payload messages its validator held until
 	// their block was installed.
 	Deferred []int64 `json:"deferred"`
@@ -161,4 +166,14 @@ func (r *Result) Warm() []SlotResult {
 		return r.Slots
 	}
 	return r.Slots[1:]
+}
+
+// MedianSlotWall is the median machine time of one payload slot.
+func (r *Result) MedianSlotWall() time.Duration {
+	if len(r.SlotWall) == 0 {
+		return 0
+	}
+	w := slices.Clone(r.SlotWall)
+	slices.Sort(w)
+	return w[(len(w)-1)/2]
 }

@@ -40,6 +40,14 @@ func Simulate(t *testing.T, cfg Config, progress io.Writer) (*Result, error) {
 		res *Result
 		err error
 	)
+	// The seed also fixes the global math/rand that go-libp2p-pubsub draws
+	// its peer shuffles from. Host keys stay random (simlibp2p draws them
+	// from crypto/rand, and testing/cryptotest refuses non-test binaries),
+	// and goroutine scheduling and map order vary, so a run is reproducible
+	// in distribution, not bit for bit.
+	if !seedGlobalRand(cfg.Seed) {
+		fmt.Fprintln(progress, "warning: math/rand's global source ignores Seed in this binary (needs //go:debug randseednop=0); pubsub's shuffles are not seeded")
+	}
 	synctest.Test(t, func(*testing.T) {
 		res, err = simulate(cfg, progress)
 	})
@@ -165,7 +173,7 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 		return nil, fmt.Errorf("build simulated network: %w", err)
 	}
 	net.Start()
-	start := time.Now()
+	start, wallStart := time.Now(), wallNow()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &run{cfg: cfg, completed: map[uint64][]time.Time{}, deferred: make([]atomic.Int64, cfg.Nodes)}
 	defer func() {
@@ -194,6 +202,7 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 	// created before the dials lost whole groups of peers' streams in small
 	// networks; created after, it adopts the existing connections.
 	time.Sleep(time.Second)
+	routersStart := time.Now()
 	for _, n := range r.nodes {
 		if err := n.start(ctx); err != nil {
 			return nil, err
@@ -208,17 +217,22 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 		return nil, err
 	}
 	reportTopicPeers(r, degree, progress)
-	setup := time.Since(start)
+	setup, setupWall := time.Since(start), wallNow().Sub(wallStart)
 
-	// Slot 1 starts at the next whole second.
-	now := time.Now()
-	firstSlot := now.Truncate(time.Second).Add(time.Second)
+	firstSlot := firstSlotStart(cfg, routersStart, time.Now())
+	slotWall := make([]time.Duration, len(payloads))
 	timing := devnet.Timing{Genesis: firstSlot.Add(-cfg.SlotDuration), SlotDuration: cfg.SlotDuration, PayloadDueBPS: cfg.PayloadDueBPS}
 	reveals := make([]time.Time, len(payloads))
+	var lastWall time.Time
 	builder := r.nodes[0]
 	for i, p := range payloads {
 		slotStart := timing.SlotStart(p.slot)
 		time.Sleep(time.Until(slotStart))
+		w := wallNow()
+		if i > 0 {
+			slotWall[i-1] = w.Sub(lastWall)
+		}
+		lastWall = w
 		if err := r.nodes[p.proposer].blockTopic.Publish(ctx, p.blk.encode()); err != nil {
 			return nil, fmt.Errorf("slot %d: publish block: %w", p.slot, err)
 		}
@@ -234,13 +248,14 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 			}
 		}
 		done := r.doneCount(p.slot)
-		fmt.Fprintf(progress, "slot %d/%d: %d/%d nodes complete at the payload deadline (%.1f%%)\n",
-			p.slot, len(payloads), done, cfg.Nodes, 100*float64(done)/float64(cfg.Nodes))
+		fmt.Fprintf(progress, "slot %d/%d: %d/%d nodes complete at the payload deadline (%.1f%%), %.0fs wall so far\n",
+			p.slot, len(payloads), done, cfg.Nodes, 100*float64(done)/float64(cfg.Nodes), wallNow().Sub(wallStart).Seconds())
 	}
 	// Let the last slot run out so stragglers finish or time out.
 	time.Sleep(time.Until(timing.SlotStart(uint64(len(payloads)) + 1)))
+	slotWall[len(payloads)-1] = wallNow().Sub(lastWall)
 
-	res := &Result{Config: cfg, Edges: len(edges), Timing: timing, Setup: setup}
+	res := &Result{Config: cfg, Edges: len(edges), Timing: timing, Setup: setup, SetupWall: setupWall, SlotWall: slotWall}
 	res.Nodes = nodeInfos(cfg, r, lat, classes, payloads)
 	for i, p := range payloads {
 		res.Slots = append(res.Slots, slotResult(r, p, reveals[i], i > 0, timing))
@@ -250,6 +265,28 @@ func simulate(cfg Config, progress io.Writer) (*Result, error) {
 		res.Deferred = append(res.Deferred, r.deferred[i].Load())
 	}
 	return res, nil
+}
+
+// heartbeatPhaseSalt separates the reveal-phase draw from the seed's other
+// streams.
+const heartbeatPhaseSalt = 0x4842
+
+// firstSlotStart picks when slot 1 starts: the first instant at or after now
+// at which the reveal falls a seeded phase into the routers' heartbeat
+// period. Every router starts its 700 ms heartbeat at the same instant, and
+// where the reveal lands in that period decides when the first IHAVEs for
+// the payload go out; tying it to how long the mesh took to settle made the
+// same seed give medians tens of percent apart. Later slots move 100 ms
+// through the period each (12 s mod 700 ms), as they would on a real chain.
+func firstSlotStart(c Config, routersStart, now time.Time) time.Time {
+	rng := rand.New(rand.NewPCG(uint64(c.Seed), heartbeatPhaseSalt))
+	phase := time.Duration(rng.Int64N(int64(heartbeatInterval)))
+	t := routersStart.Add(phase - c.RevealOffset)
+	if t.Before(now) {
+		k := (now.Sub(t) + heartbeatInterval - 1) / heartbeatInterval
+		t = t.Add(k * heartbeatInterval)
+	}
+	return t
 }
 
 // connect dials every edge, the lower index dialling the higher, all at

@@ -1,3 +1,5 @@
+//go:debug randseednop=0
+
 // Command segdiff runs the segdiff tools: the embedded devnet simulator, the
 // Kurtosis devnet lifecycle, the network-params checker and the client-patch
 // tooling. Each subcommand lives in its own file and registers itself here;

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type simFlags struct {
 	jsonPath, endpoints string
 	serve               string
 	cpuProfile          string
+	procs               int
 }
 
 func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
@@ -69,6 +71,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs.StringVar(&f.serve, "serve", "", "after the run keep serving every node's metrics at http://ADDR/nodes/<id>/metrics until interrupted (one run only)")
 	fs.StringVar(&f.endpoints, "endpoints", "", "write the endpoints descriptor (nodes, metrics URLs, timing, PTC votes) as JSON to this file")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.IntVar(&f.procs, "procs", 1, "OS threads running Go code (GOMAXPROCS) for the simulation; 0 keeps the runtime's choice. One is fastest: the bubble's goroutines wake each other packet by packet, and a second thread spends its time in wake-ups (see embedded/README.md)")
 	fs.StringVar(&f.cfg.HeapProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -196,6 +199,13 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
 		return 2
 	}
+	if f.procs < 0 {
+		fmt.Fprintf(stderr, "segdiff sim: --procs %d: want 0 or more\n", f.procs)
+		return 2
+	}
+	if f.procs > 0 {
+		runtime.GOMAXPROCS(f.procs)
+	}
 	code := 0
 	body := func(t *testing.T) {
 		if err := simulateAll(ctx, t, f, cfgs, stdout, stderr); err != nil {
@@ -240,8 +250,8 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		}
 		wall := time.Since(start)
 		s := embedded.Summarize(res)
-		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d payloads %d in %.1fs wall (%.1fs per payload), peak RSS so far %s (setup %v virtual)\n",
-			c.Mode, c.Seed, c.Nodes, c.Payloads, wall.Seconds(), wall.Seconds()/float64(c.Payloads), peakRSS(), res.Setup.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d payloads %d in %.1fs wall: setup %.1fs (%v virtual), %.1fs per payload slot (median), peak RSS so far %s\n",
+			c.Mode, c.Seed, c.Nodes, c.Payloads, wall.Seconds(), res.SetupWall.Seconds(), res.Setup.Round(time.Millisecond), res.MedianSlotWall().Seconds(), peakRSS())
 		sums = append(sums, s)
 		runs = append(runs, simRun{Summary: s, WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
 	}

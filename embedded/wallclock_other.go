@@ -1,0 +1,8 @@
+//go:build !unix
+
+package embedded
+
+import "time"
+
+// wallNow has no bubble-proof clock here: wall times are reported as zero.
+func wallNow() time.Time { return time.Time{} }
