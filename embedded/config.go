@@ -21,6 +21,12 @@ type Config struct {
 	Degree int `json:"degree"`
 	// MeshD is gossipsub's D; Dlo and Dhi follow Prysm's ratios (8 → 6/12).
 	MeshD int `json:"mesh_d"`
+	// GossipLazy (Dlazy) and GossipFactor set how many non-mesh peers get an
+	// IHAVE each heartbeat: max(GossipLazy, GossipFactor × non-mesh peers).
+	// Library defaults 6 and 0.25, which Prysm keeps; both 0 turns IHAVE,
+	// and with it IWANT pulls, off (a diagnostic, not a client setting).
+	GossipLazy   int     `json:"gossip_lazy"`
+	GossipFactor float64 `json:"gossip_factor"`
 	// Seed fixes the graph, link classes, latency placement, proposer
 	// rotation and PTC draws.
 	Seed int64 `json:"seed"`
@@ -90,6 +96,8 @@ func DefaultConfig() Config {
 		Nodes:             32,
 		Degree:            20,
 		MeshD:             8,
+		GossipLazy:        6,
+		GossipFactor:      0.25,
 		Seed:              7,
 		Mode:              devnet.ModeSegmented,
 		Payloads:          4,
@@ -165,6 +173,12 @@ func (c Config) Validate() error {
 	}
 	if c.MeshD < 2 {
 		errs = append(errs, fmt.Errorf("mesh_d: %d, want at least 2", c.MeshD))
+	}
+	if c.GossipLazy < 0 {
+		errs = append(errs, fmt.Errorf("gossip_lazy: %d, want >= 0", c.GossipLazy))
+	}
+	if c.GossipFactor < 0 || c.GossipFactor > 1 {
+		errs = append(errs, fmt.Errorf("gossip_factor: %v, want 0..1", c.GossipFactor))
 	}
 	if _, err := devnet.ParseMode(string(c.Mode)); err != nil {
 		errs = append(errs, fmt.Errorf("mode: %w", err))

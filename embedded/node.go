@@ -79,8 +79,9 @@ func (n *node) slot(s uint64) *nodeSlot {
 const heartbeatInterval = 700 * time.Millisecond
 
 // gossipParams are Prysm's: D=8, Dlo=6, Dhi=12 (scaled with MeshD),
-// heartbeat 700 ms, history 6/3; everything else the library default
-// (Dlazy 6, IDONTWANT threshold 1 KiB, PruneBackoff 1 min, ...).
+// heartbeat 700 ms, history 6/3, Dlazy 6 and gossip factor 0.25 (both
+// configurable); everything else the library default (IDONTWANT threshold
+// 1 KiB, PruneBackoff 1 min, ...).
 func gossipParams(c Config) pubsub.GossipSubParams {
 	p := pubsub.DefaultGossipSubParams()
 	p.D = c.MeshD
@@ -88,6 +89,8 @@ func gossipParams(c Config) pubsub.GossipSubParams {
 	p.Dout = min(p.Dout, p.Dlo-1, p.D/2-1)
 	p.Dout = max(p.Dout, 0)
 	p.Dscore = min(p.Dscore, p.Dhi)
+	p.Dlazy = c.GossipLazy
+	p.GossipFactor = c.GossipFactor
 	p.HeartbeatInterval = heartbeatInterval
 	p.HistoryLength = 6
 	p.HistoryGossip = 3

@@ -49,6 +49,8 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs.IntVar(&c.Nodes, "nodes", 0, "nodes including the builder (preset default)")
 	fs.IntVar(&c.Degree, "degree", 0, "connections per node (random regular graph)")
 	fs.IntVar(&c.MeshD, "mesh-d", 0, "gossipsub D (Dlo, Dhi follow: 8 → 6/12)")
+	fs.IntVar(&c.GossipLazy, "dlazy", -1, "gossipsub Dlazy: the least number of non-mesh peers sent IHAVE each heartbeat (default 6)")
+	fs.Float64Var(&c.GossipFactor, "gossip-factor", -1, "gossipsub gossip factor: the share of non-mesh peers sent IHAVE each heartbeat (default 0.25); --dlazy 0 --gossip-factor 0 turns IHAVE/IWANT off")
 	fs.IntVar(&c.Payloads, "payloads", 0, "payloads, one slot apart; the first (cold) is left out of the summary")
 	fs.IntVar(&c.PayloadSize, "payload-size", 0, "raw payload body size in bytes (default 1 MiB)")
 	fs.IntVar(&c.SegmentSize, "segment-size", 0, "segment size in bytes (default 32 KiB)")
@@ -104,6 +106,15 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 	setInt(&base.Nodes, o.Nodes)
 	setInt(&base.Degree, o.Degree)
 	setInt(&base.MeshD, o.MeshD)
+	if o.GossipLazy < -1 || o.GossipFactor < 0 && o.GossipFactor != -1 {
+		return nil, fmt.Errorf("--dlazy %d / --gossip-factor %v: want >= 0 (leave unset for the preset's 6 / 0.25)", o.GossipLazy, o.GossipFactor)
+	}
+	if o.GossipLazy >= 0 {
+		base.GossipLazy = o.GossipLazy
+	}
+	if o.GossipFactor >= 0 {
+		base.GossipFactor = o.GossipFactor
+	}
 	setInt(&base.Payloads, o.Payloads)
 	setInt(&base.PayloadSize, o.PayloadSize)
 	setInt(&base.SegmentSize, o.SegmentSize)

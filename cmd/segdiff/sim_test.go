@@ -27,6 +27,22 @@ func TestSimFlagsConfigs(t *testing.T) {
 					t.Errorf("config = nodes %d degree %d install %v builder %s", c.Nodes, c.Degree, c.InstallDelay, c.BuilderClass)
 				}
 			}},
+		{name: "gossip defaults", args: nil, want: 1,
+			check: func(t *testing.T, f *simFlags) {
+				cfgs, _ := f.configs()
+				if c := cfgs[0]; c.GossipLazy != 6 || c.GossipFactor != 0.25 {
+					t.Errorf("dlazy %d gossip factor %v, want 6 and 0.25", c.GossipLazy, c.GossipFactor)
+				}
+			}},
+		{name: "gossip off", args: []string{"--dlazy", "0", "--gossip-factor", "0"}, want: 1,
+			check: func(t *testing.T, f *simFlags) {
+				cfgs, _ := f.configs()
+				if c := cfgs[0]; c.GossipLazy != 0 || c.GossipFactor != 0 {
+					t.Errorf("dlazy %d gossip factor %v, want 0 and 0", c.GossipLazy, c.GossipFactor)
+				}
+			}},
+		{name: "negative dlazy", args: []string{"--dlazy", "-3"}, wantErr: "--dlazy -3"},
+		{name: "gossip factor above one", args: []string{"--gossip-factor", "1.5"}, wantErr: "gossip_factor: 1.5"},
 		{name: "unknown mode", args: []string{"--mode", "flood"}, wantErr: "unknown diffusion mode"},
 		{name: "bad seed", args: []string{"--seed", "x"}, wantErr: "is not an integer"},
 		{name: "serve needs one run", args: []string{"--seed", "1,2", "--serve", "127.0.0.1:0"}, wantErr: "exactly one run"},
