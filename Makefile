@@ -30,8 +30,9 @@ test: ## unit, Starlark, SDK-fake and suite unit tests (seconds to minutes)
 # -race they have crashed the race runtime itself (SIGSEGV at an unknown pc
 # inside a synctest bubble, go1.26.8), intermittently. The race runtime inside
 # synctest bubbles has open upstream reports (golang/go#78156 "testing/synctest:
-# ThreadSanitizer: CHECK failed", filed by simnet's author against go1.26.0;
-# golang/go#76691). make race-sim runs them.
+# ThreadSanitizer: CHECK failed", filed by simnet's author against go1.26.0,
+# still open; golang/go#76691 on false race reports in bubbles, cited by
+# other projects as fixed for Go 1.27). make race-sim runs them.
 race: ## the unit tests under the race detector (embedded simulations: see race-sim)
 	$(GO) test -race -count=1 -skip '_synctest$$' ./...
 
