@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -43,9 +44,17 @@ type Config struct {
 	Preset string
 }
 
-// String is the canonical key of c, used to share devnets between scenarios.
+// String is the canonical key of c, used to share devnets between scenarios
+// and shown in reports; zero values read "default" (the backend's choice),
+// not a literal 0.
 func (c Config) String() string {
-	return fmt.Sprintf("mode=%s nodes=%d seed=%d preset=%s", c.Mode, c.Nodes, c.Seed, c.Preset)
+	orDefault := func(v int64) string {
+		if v == 0 {
+			return "default"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprintf("mode=%s nodes=%s seed=%s preset=%s", c.Mode, orDefault(int64(c.Nodes)), orDefault(c.Seed), c.Preset)
 }
 
 // Opener starts (or attaches to) a devnet of one backend.
