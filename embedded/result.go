@@ -168,12 +168,17 @@ func (r *Result) Warm() []SlotResult {
 	return r.Slots[1:]
 }
 
-// MedianSlotWall is the median machine time of one payload slot.
+// MedianSlotWall is the median machine time of one payload slot (the mean
+// of the middle two for an even count).
 func (r *Result) MedianSlotWall() time.Duration {
-	if len(r.SlotWall) == 0 {
+	n := len(r.SlotWall)
+	if n == 0 {
 		return 0
 	}
 	w := slices.Clone(r.SlotWall)
 	slices.Sort(w)
-	return w[(len(w)-1)/2]
+	if n%2 == 1 {
+		return w[n/2]
+	}
+	return (w[n/2-1] + w[n/2]) / 2
 }
