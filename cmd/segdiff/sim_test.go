@@ -74,3 +74,13 @@ func TestSimFlagsConfigs(t *testing.T) {
 		})
 	}
 }
+
+func TestSimRejectsNegativeProcs(t *testing.T) {
+	var stderr strings.Builder
+	if code := runSim(t.Context(), []string{"--procs", "-1"}, io.Discard, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2 (usage)", code)
+	}
+	if !strings.Contains(stderr.String(), "--procs -1") {
+		t.Errorf("stderr %q does not name the flag", stderr.String())
+	}
+}
