@@ -39,6 +39,24 @@ func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *st
 	return status, out.String() + log.String(), s
 }
 
+// runUnderKurtosisTag runs one feature file against the fake backend with
+// the kurtosis backend tag selected, failing the test unless godog passes,
+// and returns the suite and its log.
+func runUnderKurtosisTag(t *testing.T, path string) (*steps.Suite, string) {
+	t.Helper()
+	var log bytes.Buffer
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
+	status := godog.TestSuite{
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{path}, Strict: true},
+	}.Run()
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, log.String())
+	}
+	return s, log.String()
+}
+
 func scenarioByName(t *testing.T, s *steps.Suite, name string) report.Scenario {
 	t.Helper()
 	for _, sc := range s.Results().Scenarios {
@@ -129,16 +147,7 @@ func TestSlotWithoutPTCVotesFailsNamingTheSlot(t *testing.T) {
 }
 
 func TestBackendScopedScenariosAreSkipped(t *testing.T) {
-	var log bytes.Buffer
-	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
-	status := godog.TestSuite{
-		TestSuiteInitializer: s.InitializeTestSuite,
-		ScenarioInitializer:  s.InitializeScenario,
-		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{"../features/comparison.feature"}, Strict: true},
-	}.Run()
-	if status != 0 {
-		t.Fatalf("status %d: %s", status, log.String())
-	}
+	s, log := runUnderKurtosisTag(t, "../features/comparison.feature")
 	run := s.Results()
 	if len(run.Scenarios) != 2 {
 		t.Fatalf("scenarios = %+v, want both @embedded-only comparisons", run.Scenarios)
@@ -148,24 +157,15 @@ func TestBackendScopedScenariosAreSkipped(t *testing.T) {
 			t.Errorf("scenario %q: status %s, want skipped", sc.Name, sc.Status)
 		}
 	}
-	if strings.Contains(log.String(), "opened") {
-		t.Fatalf("a skipped scenario opened a devnet: %s", log.String())
+	if strings.Contains(log, "opened") {
+		t.Fatalf("a skipped scenario opened a devnet: %s", log)
 	}
 }
 
 // Backend tags on Examples blocks pick the budgets: under the kurtosis tag
 // only the @kurtosis rows run, with their own (published) budgets.
 func TestExamplesBlocksAreScopedByBackend(t *testing.T) {
-	var log bytes.Buffer
-	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
-	status := godog.TestSuite{
-		TestSuiteInitializer: s.InitializeTestSuite,
-		ScenarioInitializer:  s.InitializeScenario,
-		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{"../features/completion.feature"}, Strict: true},
-	}.Run()
-	if status != 0 {
-		t.Fatalf("status %d: %s", status, log.String())
-	}
+	s, _ := runUnderKurtosisTag(t, "../features/completion.feature")
 	var ran, skipped []string
 	for _, sc := range s.Results().Scenarios {
 		switch sc.Status {
