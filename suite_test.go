@@ -1,6 +1,7 @@
 package segdiff_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	// Backends register themselves with devnet.Register.
 	_ "github.com/segdiff/segdiff/devnet/kurtosis"
 	_ "github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/report"
 	"github.com/segdiff/segdiff/steps"
 )
 
@@ -21,18 +23,21 @@ import (
 // from this file's InitializeTestSuite and InitializeScenario.
 var suite = newSuite()
 
-// opts holds godog's options; -godog.* flags (e.g. -godog.tags='@slow')
-// override the defaults set here.
+// opts holds godog's options under go test; -godog.* flags (e.g.
+// -godog.tags='@slow') override the defaults set here.
 var opts = godog.Options{
 	Output: colors.Colored(os.Stdout),
 	Paths:  []string{"features"},
 	Strict: true,
+	Format: "pretty",
 }
+
+// underTest is set by TestFeatures. The godog CLI's generated runner calls
+// InitializeTestSuite without it, and then the preflight runs there.
+var underTest bool
 
 func init() {
 	cfg := suite.Config()
-	dir := filepath.Join(reportsDir(cfg), cfg.RunID)
-	opts.Format = fmt.Sprintf("pretty,junit:%s,cucumber:%s", filepath.Join(dir, "junit.xml"), filepath.Join(dir, "cucumber.json"))
 	opts.Tags = "@embedded && ~@slow"
 	if cfg.Backend != "embedded" {
 		opts.Tags = "@" + cfg.Backend + " && ~@slow"
@@ -51,30 +56,68 @@ func newSuite() *steps.Suite {
 	return steps.New(cfg)
 }
 
-func reportsDir(cfg steps.Config) string {
-	if cfg.ReportsDir == "" {
-		return os.TempDir()
-	}
-	return cfg.ReportsDir
-}
-
 // InitializeTestSuite registers the suite hooks (devnet cache, report).
-func InitializeTestSuite(ctx *godog.TestSuiteContext) { suite.InitializeTestSuite(ctx) }
+// Under the godog CLI it first runs the suite's preflight on the CLI's own
+// options and exits 2 with the cause when the run would check nothing
+// (unknown backend or tag, nothing selected, undefined steps): the CLI
+// would otherwise report such a run as a pass.
+func InitializeTestSuite(ctx *godog.TestSuiteContext) {
+	if !underTest {
+		cliPreflight()
+	}
+	suite.InitializeTestSuite(ctx)
+}
 
 // InitializeScenario registers the scenario hooks and every step.
 func InitializeScenario(ctx *godog.ScenarioContext) { suite.InitializeScenario(ctx) }
 
+// cliPreflight reads the options the godog CLI passed to its runner the way
+// the runner does, and checks them.
+func cliPreflight() {
+	var o godog.Options
+	fs := flag.NewFlagSet("godog", flag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	godog.BindFlags("", fs, &o)
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return // the runner reports its own flag errors
+	}
+	o.Paths = fs.Args()
+	if len(o.Paths) == 0 {
+		o.Paths = []string{"features"}
+	}
+	plan, err := suite.Preflight(context.Background(), o)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "segdiff: %v\n", err)
+		os.Exit(2)
+	}
+	suite.AbortOnSignal(os.Exit)
+	suite.Prefetch(plan)
+}
+
 // TestFeatures runs features/ against the backend named by DEVNET (default
 // embedded). It skips unless SEGDIFF_E2E=1, so go test ./... stays fast.
+//
+// It fails closed: before anything opens, the preflight rejects an unknown
+// backend or tag, a filter that selects nothing (or nothing this backend
+// runs) and undefined steps; afterwards a run in which no scenario executed
+// fails. SIGINT/SIGTERM stop every devnet, remove temporary files and the
+// unfinished report, and exit 130.
 func TestFeatures(t *testing.T) {
 	if os.Getenv("SEGDIFF_E2E") != "1" {
 		t.Skip("set SEGDIFF_E2E=1 to run the Gherkin suite against a devnet (make e2e)")
 	}
+	underTest = true
 	cfg := suite.Config()
-	if err := os.MkdirAll(filepath.Join(reportsDir(cfg), cfg.RunID), 0o755); err != nil {
-		t.Fatal(err)
+	o := opts
+	o.TestingT = t
+	if flag.NArg() > 0 {
+		o.Paths = flag.Args()
 	}
-	if tags := opts.Tags; strings.Contains(tags, "@slow") && !strings.Contains(tags, "~@slow") {
+	if !o.Strict {
+		t.Log("segdiff: -godog.strict=false ignored: undefined and pending steps always fail")
+		o.Strict = true
+	}
+	if tags := o.Tags; strings.Contains(tags, "@slow") && !strings.Contains(tags, "~@slow") {
 		suite.SetSlow(true)
 		// Two 500-node simulations at once would need twice the memory;
 		// open them one after the other unless told otherwise.
@@ -82,11 +125,23 @@ func TestFeatures(t *testing.T) {
 			suite.SetPrefetch(1)
 		}
 	}
-	o := opts
-	o.TestingT = t
-	if flag.NArg() > 0 {
-		o.Paths = flag.Args()
+	plan, err := suite.Preflight(context.Background(), o)
+	if err != nil {
+		t.Fatalf("segdiff: %v", err)
 	}
+	// godog's junit and cucumber files go into the report's staging
+	// directory; Finish publishes it whole.
+	formatDir := t.TempDir()
+	if cfg.ReportsDir != "" {
+		formatDir = report.StagingDir(cfg.ReportsDir, cfg.RunID)
+	}
+	if err := os.MkdirAll(formatDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o.Format = fmt.Sprintf("%s,junit:%s,cucumber:%s", o.Format, filepath.Join(formatDir, "junit.xml"), filepath.Join(formatDir, "cucumber.json"))
+	stop := suite.AbortOnSignal(os.Exit)
+	defer stop()
+	suite.DeferReport()
 	ts := godog.TestSuite{
 		Name:                 "segdiff",
 		TestSuiteInitializer: InitializeTestSuite,
@@ -95,14 +150,21 @@ func TestFeatures(t *testing.T) {
 	}
 	// Open the devnets the selected scenarios need concurrently, up front
 	// (SEGDIFF_PREFETCH=0 opens each when a scenario first needs it).
-	plan, err := steps.Plan(ts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fmt.Fprintf(os.Stderr, "segdiff: %d scenarios selected by %q, %d run on the %s backend; opening devnets\n",
+		len(plan.Scenarios), o.Tags, len(plan.Runnable()), cfg.Backend)
 	suite.Prefetch(plan)
 	status := ts.Run()
-	if w := suite.Written(); w.Dir != "" {
-		t.Logf("report: %s", w.Dir)
+	w, werr := suite.Finish()
+	fmt.Println()
+	fmt.Print(report.Table(suite.Results()))
+	switch {
+	case werr != nil:
+		t.Errorf("segdiff: %v", werr)
+	case w.Dir != "":
+		fmt.Printf("report: %s\n", filepath.Join(w.Dir, "summary.md"))
+	}
+	if err := suite.Outcome(); err != nil {
+		t.Fatalf("segdiff: %v", err)
 	}
 	if status != 0 {
 		t.Fatalf("godog suite failed with status %d (tags %q)", status, o.Tags)

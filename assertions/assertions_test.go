@@ -47,33 +47,6 @@ func testNet(mut func(map[string]map[S]map[uint64]float64)) assertions.Network {
 	}}
 }
 
-func TestQuantile(t *testing.T) {
-	tests := []struct {
-		name   string
-		values []float64
-		q      float64
-		want   float64
-	}{
-		{name: "median odd", values: []float64{3, 1, 2}, q: 0.5, want: 2},
-		{name: "median even takes lower", values: []float64{4, 1, 3, 2}, q: 0.5, want: 2},
-		{name: "p0 is min", values: []float64{5, 7, 6}, q: 0, want: 5},
-		{name: "p100 is max", values: []float64{5, 7, 6}, q: 1, want: 7},
-		{name: "p90 of ten", values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, q: 0.9, want: 9},
-		{name: "p91 of ten rounds up", values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, q: 0.91, want: 10},
-		{name: "single", values: []float64{42}, q: 0.5, want: 42},
-		{name: "empty", values: nil, q: 0.5, want: math.NaN()},
-		{name: "q out of range", values: []float64{1}, q: 1.5, want: math.NaN()},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := assertions.Quantile(tc.values, tc.q)
-			if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
-				t.Fatalf("Quantile(%v, %v) = %v, want %v", tc.values, tc.q, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestWarmSlots(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -287,5 +260,12 @@ func checkErr(t *testing.T, err error, want string) {
 	}
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error = %v, want it to contain %q", err, want)
+	}
+}
+
+func TestMicrosecondsDropsFloatNoise(t *testing.T) {
+	reveal, done := 946684800.25, 946684801.812
+	if got := assertions.Microseconds(done - reveal); got != 1.562 {
+		t.Fatalf("Microseconds(%v) = %v, want 1.562", done-reveal, got)
 	}
 }

@@ -3,6 +3,7 @@ package assertions
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -74,7 +75,7 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 				miss.Missing = append(miss.Missing, *err.(*MissingError))
 				continue
 			}
-			out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: v - r.At})
+			out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: Microseconds(v - r.At)})
 		}
 	}
 	if len(miss.Missing) > 0 {
@@ -158,7 +159,7 @@ func InstallDelay(n Network, slots []uint64) ([]Sample, error) {
 				}
 			}
 			if err1 == nil && err2 == nil {
-				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: inst - arr})
+				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: Microseconds(inst - arr)})
 			}
 		}
 	}
@@ -181,3 +182,9 @@ func checkInputs(n Network, slots []uint64, what string) ([]Node, error) {
 	}
 	return r, nil
 }
+
+// Microseconds rounds a difference of two Unix timestamps (seconds) to
+// whole microseconds. Timestamps near 1e9 s carry about 1e-7 s of float64
+// precision, so the digits below a microsecond are noise
+// (1.562000036239624 for 1.562), which reports would otherwise repeat.
+func Microseconds(seconds float64) float64 { return math.Round(seconds*1e6) / 1e6 }

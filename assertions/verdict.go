@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/segdiff/segdiff/stats"
 )
 
 // Unit says how a verdict's values print.
@@ -150,22 +152,6 @@ func FormatOffenders(u Unit, os []Offender) string {
 	return strings.Join(parts, ", ")
 }
 
-// Quantile returns the nearest-rank q-quantile of values (0 ≤ q ≤ 1): the
-// value at rank ceil(q·n) of the sorted values, rank 1 for q = 0. It returns
-// NaN for no values or q outside [0, 1]. values is not modified.
-func Quantile(values []float64, q float64) float64 {
-	if len(values) == 0 || q < 0 || q > 1 || math.IsNaN(q) {
-		return math.NaN()
-	}
-	s := append([]float64(nil), values...)
-	sort.Float64s(s)
-	rank := int(math.Ceil(q * float64(len(s))))
-	if rank < 1 {
-		rank = 1
-	}
-	return s[rank-1]
-}
-
 func values(samples []Sample) []float64 {
 	out := make([]float64, len(samples))
 	for i, s := range samples {
@@ -218,7 +204,7 @@ func AllAtMost(check string, u Unit, samples []Sample, budget float64) Verdict {
 	if len(samples) == 0 {
 		return noSamples(check, u, OpAtMost, budget)
 	}
-	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: Quantile(values(samples), 1)}
+	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: stats.Quantile(values(samples), 1)}
 	coverage(&v, samples)
 	v.Pass = OpAtMost.holds(v.Measured, budget)
 	v.Worst = worstNodes(samples, true)
@@ -231,7 +217,7 @@ func QuantileAtMost(check string, u Unit, samples []Sample, q, budget float64) V
 	if len(samples) == 0 {
 		return noSamples(check, u, OpAtMost, budget)
 	}
-	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: Quantile(values(samples), q)}
+	v := Verdict{Check: check, Unit: u, Op: OpAtMost, Budget: budget, Measured: stats.Quantile(values(samples), q)}
 	coverage(&v, samples)
 	v.Pass = OpAtMost.holds(v.Measured, budget)
 	v.Worst = worstNodes(samples, true)
@@ -265,7 +251,7 @@ func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdic
 	if len(slow) == 0 || len(fast) == 0 {
 		return noSamples(check, UnitRatio, OpAtLeast, factor)
 	}
-	qs, qf := Quantile(values(slow), q), Quantile(values(fast), q)
+	qs, qf := stats.Quantile(values(slow), q), stats.Quantile(values(fast), q)
 	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtLeast, Budget: factor, WorstUnit: UnitSeconds}
 	coverage(&v, fast)
 	if qf <= 0 {

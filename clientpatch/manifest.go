@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/segdiff/segdiff/mode"
 )
 
 // DefaultPath is the manifest's path relative to the repository root.
@@ -236,8 +238,8 @@ var (
 	paramRE = regexp.MustCompile(`^--?[A-Za-z0-9]`)
 )
 
-// modes are the diffusion modes of the metrics contract.
-var modes = []string{"whole", "segmented", "segmented-batch"}
+// modes are the diffusion modes patched clients can run.
+var modes = mode.ClientNames()
 
 // fieldErr is one validation failure, positioned at its entry.
 func (m *Manifest) fieldErr(i int, key, format string, args ...any) error {

@@ -121,3 +121,18 @@ type Devnet interface {
 	// devnet it stops it; for attached ones (Kurtosis) it only detaches.
 	Close() error
 }
+
+// Description is what a devnet runs, with the values its backend chose
+// where Config left them to it (a default seed, a preset's node count).
+type Description struct {
+	Mode   Mode
+	Seed   int64 // 0 when the backend has no seed (Kurtosis)
+	Nodes  int
+	Preset string // the preset or params file it was started from
+}
+
+// Describer is implemented by devnets that can describe what they run;
+// reports use it to label results with the seed and size.
+type Describer interface {
+	Describe() Description
+}

@@ -2,31 +2,29 @@ package devnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/segdiff/segdiff/mode"
 )
 
-// Mode is how the builder's payload is diffused.
-type Mode string
+// Mode is how the builder's payload is diffused (package mode holds the
+// list).
+type Mode = mode.Mode
 
-// Diffusion modes.
+// Diffusion modes (see package mode for every mode).
 const (
-	ModeWhole          Mode = "whole"           // one gossip message carrying the whole compressed payload
-	ModeSegmented      Mode = "segmented"       // EIP-8411 segments as independent messages
-	ModeSegmentedBatch Mode = "segmented-batch" // segments, one copy of each before a second of any
+	ModeWhole          = mode.Whole
+	ModeSegmented      = mode.Segmented
+	ModeSegmentedBatch = mode.SegmentedBatch
 )
 
 // ParseMode checks s names a known mode.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModeWhole, ModeSegmented, ModeSegmentedBatch:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown diffusion mode %q (want %s, %s or %s)", s, ModeWhole, ModeSegmented, ModeSegmentedBatch)
-}
+func ParseMode(s string) (Mode, error) { return mode.Parse(s) }
 
 // Config selects a devnet. The suite opens one devnet per distinct Config and
 // shares it between scenarios, so Config must be comparable and its String
@@ -60,45 +58,126 @@ func (c Config) String() string {
 // Opener starts (or attaches to) a devnet of one backend.
 type Opener func(ctx context.Context, cfg Config) (Devnet, error)
 
+// backend is one registered backend.
+type backend struct {
+	open      Opener
+	preflight func(ctx context.Context) error
+	shutdown  func() error
+}
+
+// BackendOption adds an optional hook to a backend at registration.
+type BackendOption func(*backend)
+
+// WithPreflight gives the backend a check that runs before any devnet
+// opens (Preflight): a missing enclave, engine or tool fails the run at
+// once, with its cause, instead of every scenario failing one by one.
+func WithPreflight(f func(ctx context.Context) error) BackendOption {
+	return func(b *backend) { b.preflight = f }
+}
+
+// WithShutdown gives the backend a hook that releases what it holds
+// beyond its devnets (a built binary, temporary files) when the process is
+// done with it (Shutdown).
+func WithShutdown(f func() error) BackendOption {
+	return func(b *backend) { b.shutdown = f }
+}
+
 var (
-	openersMu sync.RWMutex
-	openers   = map[string]Opener{}
+	backendsMu sync.RWMutex
+	backends   = map[string]backend{}
 )
 
 // Register makes a backend available to Open under name. Backends call it
 // from init; registering a name twice panics, as it is a programming error.
-func Register(name string, open Opener) {
-	openersMu.Lock()
-	defer openersMu.Unlock()
-	if _, dup := openers[name]; dup {
+func Register(name string, open Opener, opts ...BackendOption) {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	if _, dup := backends[name]; dup {
 		panic("devnet: backend registered twice: " + name)
 	}
-	openers[name] = open
+	b := backend{open: open}
+	for _, o := range opts {
+		o(&b)
+	}
+	backends[name] = b
 }
 
 // Backends lists the registered backend names, sorted.
 func Backends() []string {
-	openersMu.RLock()
-	defer openersMu.RUnlock()
-	names := make([]string, 0, len(openers))
-	for n := range openers {
+	backendsMu.RLock()
+	defer backendsMu.RUnlock()
+	names := make([]string, 0, len(backends))
+	for n := range backends {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
 }
 
-// Open starts or attaches to a devnet of the named backend.
-func Open(ctx context.Context, backend string, cfg Config) (Devnet, error) {
-	openersMu.RLock()
-	open, ok := openers[backend]
-	openersMu.RUnlock()
+// ErrUnknownBackend is returned (wrapped) for a backend name nobody
+// registered.
+var ErrUnknownBackend = errors.New("unknown devnet backend")
+
+func lookup(name string) (backend, error) {
+	backendsMu.RLock()
+	b, ok := backends[name]
+	backendsMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("open devnet: unknown backend %q (registered: %s)", backend, strings.Join(Backends(), ", "))
+		return backend{}, fmt.Errorf("%w %q (registered: %s)", ErrUnknownBackend, name, strings.Join(Backends(), ", "))
 	}
-	d, err := open(ctx, cfg)
+	return b, nil
+}
+
+// Known returns nil when a backend of that name is registered, else an
+// error (wrapping ErrUnknownBackend) listing the registered ones.
+func Known(name string) error {
+	_, err := lookup(name)
+	return err
+}
+
+// Preflight checks that backend is registered and runs its preflight hook,
+// if it has one, before anything opens.
+func Preflight(ctx context.Context, name string) error {
+	b, err := lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("open %s devnet (%s): %w", backend, cfg, err)
+		return fmt.Errorf("preflight: %w", err)
+	}
+	if b.preflight == nil {
+		return nil
+	}
+	if err := b.preflight(ctx); err != nil {
+		return fmt.Errorf("preflight %s backend: %w", name, err)
+	}
+	return nil
+}
+
+// Shutdown runs every backend's shutdown hook; call it once the process
+// opens no more devnets. Errors are joined.
+func Shutdown() error {
+	backendsMu.RLock()
+	var hooks []func() error
+	for _, b := range backends {
+		if b.shutdown != nil {
+			hooks = append(hooks, b.shutdown)
+		}
+	}
+	backendsMu.RUnlock()
+	var errs []error
+	for _, h := range hooks {
+		errs = append(errs, h())
+	}
+	return errors.Join(errs...)
+}
+
+// Open starts or attaches to a devnet of the named backend.
+func Open(ctx context.Context, name string, cfg Config) (Devnet, error) {
+	b, err := lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("open devnet: %w", err)
+	}
+	d, err := b.open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s devnet (%s): %w", name, cfg, err)
 	}
 	return d, nil
 }

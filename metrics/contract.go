@@ -8,7 +8,11 @@
 // from it.
 package metrics
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/segdiff/segdiff/mode"
+)
 
 // Metric names of the contract (namespace "payload_diffusion_").
 const (
@@ -49,15 +53,16 @@ const (
 	EncodingCompressed = "compressed" // after snappy; the unit of "copies"
 )
 
-// Diffusion modes, the values of the info series' mode label.
+// Diffusion modes, the values of the info series' mode label (package mode
+// holds the full list).
 const (
-	ModeWhole          = "whole"
-	ModeSegmented      = "segmented"
-	ModeSegmentedBatch = "segmented-batch"
+	ModeWhole          = string(mode.Whole)
+	ModeSegmented      = string(mode.Segmented)
+	ModeSegmentedBatch = string(mode.SegmentedBatch)
 )
 
 // Modes lists every diffusion mode.
-var Modes = []string{ModeWhole, ModeSegmented, ModeSegmentedBatch}
+var Modes = mode.Names()
 
 // Rejection reasons, the values of the reason label of
 // payload_diffusion_segments_rejected_total.

@@ -1,5 +1,7 @@
 package params
 
+import "github.com/segdiff/segdiff/mode"
+
 // EthereumPackageCommit is the ethpandaops/ethereum-package commit the key
 // tables below describe. They were written by hand from that commit's
 // src/package_io/sanity_check.star, input_parser.star and constants.star (as
@@ -195,7 +197,7 @@ var (
 		"grafana":      {"enabled", "image"},
 		"link_classes": {"default", "overrides", "custom"},
 	}
-	SegdiffModes          = []string{"whole", "segmented", "segmented-batch"}
+	SegdiffModes          = mode.ClientNames()
 	LinkClasses           = []string{"home", "datacenter", "custom"}
 	LinkClassOverrideKeys = []string{"participant", "class"}
 	LinkClassCustomKeys   = []string{"up_mbps", "down_mbps", "latency_ms"}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -21,42 +23,114 @@ const (
 )
 
 const (
-	plotWidth  = 16 * vg.Centimeter
-	plotHeight = 10 * vg.Centimeter
-	histBins   = 20
+	plotWidth  = 20 * vg.Centimeter
+	plotHeight = 11 * vg.Centimeter
+	// legendWidth is the strip right of the data area that holds the
+	// legend, so that it never covers a curve or a bar.
+	legendWidth = 5.5 * vg.Centimeter
+	histBins    = 20
 )
+
+// figure is a plot and its legend, drawn side by side.
+type figure struct {
+	p      *plot.Plot
+	legend plot.Legend
+}
+
+func newFigure(title string, run Run) *figure {
+	f := &figure{p: plot.New(), legend: plot.NewLegend()}
+	f.p.Title.Text = title + "\n" + caption(run)
+	f.p.Add(plotter.NewGrid())
+	f.legend.Top, f.legend.Left = true, true
+	return f
+}
+
+// caption names the run, backend, seeds and nodes the figure shows, so an
+// image passed around on its own still says where it came from.
+func caption(run Run) string {
+	parts := []string{"run " + run.ID, run.Backend}
+	var seeds, sizes []string
+	for _, d := range run.Devnets {
+		if d.Seed != 0 {
+			seeds = appendOnce(seeds, fmt.Sprint(d.Seed))
+		}
+		if d.Nodes != 0 {
+			sizes = appendOnce(sizes, fmt.Sprint(d.Nodes))
+		}
+	}
+	sort.Strings(seeds)
+	sort.Strings(sizes)
+	if len(seeds) > 0 {
+		parts = append(parts, "seed "+strings.Join(seeds, ", "))
+	}
+	if len(sizes) > 0 {
+		parts = append(parts, strings.Join(sizes, ", ")+" nodes")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func appendOnce(xs []string, x string) []string {
+	for _, have := range xs {
+		if have == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// save writes the figure as dir/stem.png and dir/stem.svg.
+func (f *figure) save(dir, stem string) ([]string, error) {
+	var files []string
+	for _, ext := range []string{"png", "svg"} {
+		c, err := draw.NewFormattedCanvas(plotWidth, plotHeight, ext)
+		if err != nil {
+			return nil, fmt.Errorf("write report: %s canvas: %w", ext, err)
+		}
+		dc := draw.New(c)
+		f.p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+		f.legend.Draw(draw.Crop(dc, plotWidth-legendWidth+vg.Millimeter, 0, 0, -f.p.Title.TextStyle.Height(f.p.Title.Text)))
+		name := filepath.Join(dir, stem+"."+ext)
+		out, err := os.Create(name)
+		if err != nil {
+			return nil, fmt.Errorf("write report: %w", err)
+		}
+		_, werr := c.WriteTo(out)
+		if cerr := out.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("write report: save %s: %w", name, werr)
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
 
 // writePlots draws the plots for which run has samples and returns the
 // files written.
 func writePlots(dir string, run Run) ([]string, error) {
 	var files []string
-	save := func(p *plot.Plot, stem string) error {
-		for _, ext := range []string{".png", ".svg"} {
-			f := filepath.Join(dir, stem+ext)
-			if err := p.Save(plotWidth, plotHeight, f); err != nil {
-				return fmt.Errorf("write report: save %s: %w", f, err)
-			}
-			files = append(files, f)
-		}
-		return nil
-	}
 	if ds := byKind(run, KindCompletion); len(ds) > 0 {
-		p, err := completionCDF(ds, run.CompletionBudget)
+		f, err := completionCDF(run, ds)
 		if err != nil {
 			return nil, err
 		}
-		if err := save(p, PlotCompletionCDF); err != nil {
+		saved, err := f.save(dir, PlotCompletionCDF)
+		if err != nil {
 			return nil, err
 		}
+		files = append(files, saved...)
 	}
 	if ds := byKind(run, KindCopies); len(ds) > 0 {
-		p, err := copiesHistogram(ds)
+		f, err := copiesHistogram(run, ds)
 		if err != nil {
 			return nil, err
 		}
-		if err := save(p, PlotCopiesHist); err != nil {
+		saved, err := f.save(dir, PlotCopiesHist)
+		if err != nil {
 			return nil, err
 		}
+		files = append(files, saved...)
 	}
 	return files, nil
 }
@@ -72,21 +146,56 @@ func byKind(run Run, kind string) []*Distribution {
 	return out
 }
 
-// completionCDF draws, per mode, the share of (node, warm slot) samples
-// complete by t seconds after the reveal, with the budget as a dashed line.
-func completionCDF(ds []*Distribution, budget float64) (*plot.Plot, error) {
-	if budget <= 0 {
-		budget = 3
+func budgetsOf(run Run, kind string) []BudgetLine {
+	var out []BudgetLine
+	for _, b := range run.Budgets {
+		if b.Kind == kind {
+			out = append(out, b)
+		}
 	}
-	p := plot.New()
-	p.Title.Text = "Payload completion from the builder's reveal"
-	p.X.Label.Text = "seconds after reveal"
-	p.Y.Label.Text = "share of nodes x warm slots complete"
+	sort.Slice(out, func(i, j int) bool { return out[i].Value < out[j].Value })
+	return out
+}
+
+// budgetColors are the dashed budget lines' colours, distinct from the
+// data's palette.
+var budgetColors = []color.Color{
+	color.RGBA{R: 200, A: 255},
+	color.RGBA{R: 120, G: 60, B: 160, A: 255},
+	color.RGBA{R: 90, G: 90, B: 90, A: 255},
+}
+
+// addBudgetLines draws each budget as a dashed vertical line from 0 to
+// ymax, labelled in the legend.
+func (f *figure) addBudgetLines(bs []BudgetLine, ymax float64, format func(float64) string) error {
+	for i, b := range bs {
+		l, err := plotter.NewLine(plotter.XYs{{X: b.Value, Y: 0}, {X: b.Value, Y: ymax}})
+		if err != nil {
+			return fmt.Errorf("write report: budget line %s: %w", b.Label, err)
+		}
+		l.Color = budgetColors[i%len(budgetColors)]
+		l.Width = vg.Points(1.5)
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		f.p.Add(l)
+		f.legend.Add(fmt.Sprintf("budget: %s %s", b.Label, format(b.Value)), l)
+	}
+	return nil
+}
+
+// completionCDF draws, per mode, the share of (node, warm slot) samples
+// complete by t seconds after the reveal, with every completion budget as
+// a dashed line.
+func completionCDF(run Run, ds []*Distribution) (*figure, error) {
+	f := newFigure("Payload completion from the builder's reveal", run)
+	p := f.p
+	p.X.Label.Text = "seconds after the reveal"
+	p.Y.Label.Text = "share of nodes × warm slots complete"
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Add(plotter.NewGrid())
-	xmax := budget
+	budgets := budgetsOf(run, KindCompletion)
+	xmax := 0.0
+	for _, b := range budgets {
+		xmax = math.Max(xmax, b.Value)
+	}
 	for i, d := range ds {
 		vs := make([]float64, len(d.Samples))
 		for j, s := range d.Samples {
@@ -107,28 +216,24 @@ func completionCDF(ds []*Distribution, budget float64) (*plot.Plot, error) {
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(2)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", d.Mode, len(vs)), l)
+		f.legend.Add(fmt.Sprintf("%s (n=%d)", d.Mode, len(vs)), l)
 	}
-	b, err := plotter.NewLine(plotter.XYs{{X: budget, Y: 0}, {X: budget, Y: 1}})
-	if err != nil {
-		return nil, fmt.Errorf("write report: budget line: %w", err)
+	if err := f.addBudgetLines(budgets, 1, func(v float64) string { return fmt.Sprintf("%gs", v) }); err != nil {
+		return nil, err
 	}
-	b.Color = color.RGBA{R: 200, A: 255}
-	b.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	p.Add(b)
-	p.Legend.Add(fmt.Sprintf("budget %gs", budget), b)
 	p.X.Min, p.X.Max = 0, xmax*1.05
-	return p, nil
+	return f, nil
 }
 
 // copiesHistogram draws, per mode, how many nodes received a given mean
-// number of payload copies per warm slot.
-func copiesHistogram(ds []*Distribution) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Payload copies received per node"
-	p.X.Label.Text = "copies per warm slot, node mean ((data + control bytes) / compressed size)"
+// number of payload copies per warm slot, with the copies budgets.
+func copiesHistogram(run Run, ds []*Distribution) (*figure, error) {
+	f := newFigure("Payload copies received per node", run)
+	p := f.p
+	p.X.Label.Text = "copies per warm slot, node mean: (data + control bytes) ÷ compressed size"
 	p.Y.Label.Text = "nodes"
-	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = integerTicks{}
+	budgets := budgetsOf(run, KindCopies)
 	perNode := make([][]float64, len(ds))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, d := range ds {
@@ -148,25 +253,46 @@ func copiesHistogram(ds []*Distribution) (*plot.Plot, error) {
 		hi = lo + 0.1
 	}
 	width := (hi - lo) / histBins
+	tallest := 1.0
 	for i, d := range ds {
 		bins := make([]plotter.HistogramBin, histBins)
 		for j := range bins {
 			bins[j] = plotter.HistogramBin{Min: lo + float64(j)*width, Max: lo + float64(j+1)*width}
 		}
 		for _, v := range perNode[i] {
-			j := int((v - lo) / width)
-			if j >= histBins {
-				j = histBins - 1
-			}
+			j := min(int((v-lo)/width), histBins-1)
 			bins[j].Weight++
+		}
+		for _, b := range bins {
+			tallest = math.Max(tallest, b.Weight)
 		}
 		r, g, b, _ := plotutil.Color(i).RGBA()
 		fill := color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 160}
 		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: fill,
 			LineStyle: draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1)}}
 		p.Add(h)
-		p.Legend.Add(fmt.Sprintf("%s (%d nodes)", d.Mode, len(perNode[i])), h)
+		f.legend.Add(fmt.Sprintf("%s (%d nodes)", d.Mode, len(perNode[i])), h)
 	}
-	p.Legend.Top = true
-	return p, nil
+	if err := f.addBudgetLines(budgets, tallest, func(v float64) string { return fmt.Sprintf("%g copies", v) }); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max = 0, math.Ceil(tallest*1.1)
+	for _, b := range budgets {
+		lo, hi = math.Min(lo, b.Value), math.Max(hi, b.Value)
+	}
+	p.X.Min, p.X.Max = lo-width, hi+width
+	return f, nil
+}
+
+// integerTicks labels whole numbers only: the axis counts nodes.
+type integerTicks struct{}
+
+// Ticks returns about five labelled ticks at whole-number steps.
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/5))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+	}
+	return ticks
 }

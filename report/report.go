@@ -1,11 +1,15 @@
-// Package report writes a suite run's results into reports/<run-id>/ and
-// points reports/latest at it: results.json (every verdict, machine
+// Package report writes a suite run's results into reports/<run-id>/ and,
+// when the run executed at least one scenario, points reports/latest at it: results.json (every verdict, machine
 // readable), summary.md (one table per scenario, measured against budget,
 // worst nodes with their link class, and the change of each key figure
 // since the previous run), and plots drawn with gonum/plot (completion CDF
 // per diffusion mode with the completion budget marked; payload copies
 // received per node), each as PNG and SVG. junit.xml and cucumber.json in
 // the same directory come from godog's own formatters.
+//
+// Files are assembled in a hidden staging directory (StagingDir) and the
+// directory is renamed into place only when complete, so an interrupted run
+// leaves no half-written report: Discard removes its staging directory.
 //
 // A Run is filled by one goroutine at a time (the suite's hooks run
 // sequentially); Write reads the previous run through reports/latest before
@@ -45,11 +49,65 @@ type Run struct {
 	Backend  string    `json:"backend"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
-	// CompletionBudget is the per-node completion budget in seconds marked
-	// on the CDF plot (3 when zero).
-	CompletionBudget float64         `json:"completion_budget_seconds"`
-	Scenarios        []Scenario      `json:"scenarios"`
-	Distributions    []*Distribution `json:"distributions,omitempty"`
+	// Devnets describes every devnet the run opened, by its config key
+	// (devnet.Config.String), for titles and headers.
+	Devnets map[string]DevnetInfo `json:"devnets,omitempty"`
+	// Budgets are the budget lines the plots draw, one per kind and label.
+	Budgets       []BudgetLine    `json:"budgets,omitempty"`
+	Scenarios     []Scenario      `json:"scenarios"`
+	Distributions []*Distribution `json:"distributions,omitempty"`
+}
+
+// DevnetInfo is what a devnet ran: the values its backend chose where the
+// config left them to it (a default seed, the preset's node count).
+type DevnetInfo struct {
+	Mode   string `json:"mode"`
+	Seed   int64  `json:"seed,omitempty"`
+	Nodes  int    `json:"nodes"`
+	Preset string `json:"preset,omitempty"`
+}
+
+// String reads "segmented, seed 7, 32 nodes, preset ci".
+func (d DevnetInfo) String() string {
+	s := fmt.Sprintf("%s, %d nodes", d.Mode, d.Nodes)
+	if d.Seed != 0 {
+		s = fmt.Sprintf("%s, seed %d, %d nodes", d.Mode, d.Seed, d.Nodes)
+	}
+	if d.Preset != "" {
+		s += ", preset " + d.Preset
+	}
+	return s
+}
+
+// BudgetLine is a budget drawn on the plot of its kind, e.g. the completion
+// budget (3 s) on the completion CDF.
+type BudgetLine struct {
+	Kind  string  `json:"kind"`
+	Label string  `json:"label"`
+	Value float64 `json:"value"`
+}
+
+// AddBudget records a budget line once per kind and label (scenarios
+// sharing a check record the same budget; a later value replaces it).
+func (r *Run) AddBudget(kind, label string, value float64) {
+	for i, b := range r.Budgets {
+		if b.Kind == kind && b.Label == label {
+			r.Budgets[i].Value = value
+			return
+		}
+	}
+	r.Budgets = append(r.Budgets, BudgetLine{Kind: kind, Label: label, Value: value})
+}
+
+// Executed counts the scenarios that ran (passed or failed, not skipped).
+func (r Run) Executed() int {
+	n := 0
+	for _, sc := range r.Scenarios {
+		if sc.Status == StatusPassed || sc.Status == StatusFailed {
+			n++
+		}
+	}
+	return n
 }
 
 // Scenario is one scenario's outcome.
@@ -60,6 +118,9 @@ type Scenario struct {
 	Status   string               `json:"status"`
 	Error    string               `json:"error,omitempty"`
 	Verdicts []assertions.Verdict `json:"verdicts,omitempty"`
+	// Overrides lists the budgets the environment replaced, with the
+	// feature's value: "SEGDIFF_BUDGET_COMPLETION_P50=500ms (feature: 1750ms)".
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Distribution is one kind of per-node, per-slot measurement from one
@@ -123,17 +184,40 @@ type Written struct {
 	Dir      string
 	Files    []string
 	Previous string // run id compared against, "" when none
+	// Latest is true when dir/latest now points at Dir (the run executed
+	// at least one scenario).
+	Latest bool
 }
 
-// Write stores run under dir/<run.ID>/ and points dir/latest at it. When
-// dir/latest named another run with a results.json, summary.md shows the
-// change of each key figure against it.
+// StagingDir is where run id's files are assembled under dir before Write
+// renames it to dir/<id>; godog's junit and cucumber formatters write there
+// too. It is hidden so that a listing of reports shows finished runs only.
+func StagingDir(dir, id string) string { return filepath.Join(dir, "."+id+".partial") }
+
+// Discard removes run id's staging directory (an interrupted run).
+func Discard(dir, id string) error {
+	if err := os.RemoveAll(StagingDir(dir, id)); err != nil {
+		return fmt.Errorf("discard report %s: %w", id, err)
+	}
+	return nil
+}
+
+// Write stores run under dir/<run.ID>/: it writes results.json, the plots
+// and summary.md into StagingDir (beside anything godog's formatters put
+// there), then renames the staging directory into place. dir/latest moves
+// to the run only when it executed at least one scenario, so an empty or
+// mistyped run never hides the last real one. When dir/latest named
+// another run with a results.json, summary.md shows the change of each key
+// figure against it.
 func Write(dir string, run Run) (Written, error) {
 	if run.ID == "" {
 		return Written{}, errors.New("write report: run has no id")
 	}
-	out := filepath.Join(dir, run.ID)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	stage, out := StagingDir(dir, run.ID), filepath.Join(dir, run.ID)
+	if _, err := os.Stat(out); err == nil {
+		return Written{}, fmt.Errorf("write report: %s already exists (run ids must be unique)", out)
+	}
+	if err := os.MkdirAll(stage, 0o755); err != nil {
 		return Written{}, fmt.Errorf("write report: %w", err)
 	}
 	prev, err := previous(dir, run.ID)
@@ -144,12 +228,13 @@ func Write(dir string, run Run) (Written, error) {
 	if prev != nil {
 		w.Previous = prev.ID
 	}
+	var staged []string
 	add := func(name string, data []byte) error {
-		p := filepath.Join(out, name)
+		p := filepath.Join(stage, name)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			return fmt.Errorf("write report %s: %w", p, err)
 		}
-		w.Files = append(w.Files, p)
+		staged = append(staged, p)
 		return nil
 	}
 	js, err := json.MarshalIndent(resultsFile{Run: run, Figures: run.Figures()}, "", "  ")
@@ -159,17 +244,27 @@ func Write(dir string, run Run) (Written, error) {
 	if err := add("results.json", append(js, '\n')); err != nil {
 		return w, err
 	}
-	plots, err := writePlots(out, run)
+	plots, err := writePlots(stage, run)
 	if err != nil {
 		return w, err
 	}
-	w.Files = append(w.Files, plots...)
+	staged = append(staged, plots...)
 	if err := add("summary.md", []byte(Summary(run, prev, plots))); err != nil {
 		return w, err
+	}
+	if err := os.Rename(stage, out); err != nil {
+		return w, fmt.Errorf("write report: publish %s: %w", out, err)
+	}
+	for _, p := range staged {
+		w.Files = append(w.Files, filepath.Join(out, filepath.Base(p)))
+	}
+	if run.Executed() == 0 {
+		return w, nil
 	}
 	if err := linkLatest(dir, run.ID); err != nil {
 		return w, fmt.Errorf("write report: %w", err)
 	}
+	w.Latest = true
 	return w, nil
 }
 

@@ -17,7 +17,11 @@ import (
 
 func testRun(id string, median float64) report.Run {
 	rng := rand.New(rand.NewPCG(1, 2))
-	run := report.Run{ID: id, Backend: "embedded", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000090, 0), CompletionBudget: 3}
+	run := report.Run{ID: id, Backend: "embedded", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000090, 0),
+		Devnets: map[string]report.DevnetInfo{"mode=segmented": {Mode: "segmented", Seed: 7, Nodes: 40, Preset: "ci"}}}
+	run.AddBudget(report.KindCompletion, "every node", 3)
+	run.AddBudget(report.KindCompletion, "median", 1)
+	run.AddBudget(report.KindCopies, "median", 2)
 	var whole, seg, copies []assertions.Sample
 	for n := range 40 {
 		node := "node-" + string(rune('a'+n%26)) + string(rune('a'+n/26))
@@ -99,6 +103,69 @@ func TestWrite(t *testing.T) {
 	first1, _ := os.ReadFile(filepath.Join(dir, "run-1", "summary.md"))
 	if strings.Contains(string(first1), "Δ vs previous") {
 		t.Errorf("first summary has a delta column without a previous run")
+	}
+}
+
+// A run that executed nothing is published (its summary says so) but never
+// becomes latest; a run's files appear only once complete.
+func TestWriteMovesLatestOnlyForExecutedRuns(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := report.Write(dir, testRun("run-1", 0.7)); err != nil {
+		t.Fatal(err)
+	}
+	empty := report.Run{ID: "run-2", Backend: "embedded", Scenarios: []report.Scenario{{Name: "kurtosis only", Status: report.StatusSkipped}}}
+	w, err := report.Write(dir, empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Latest {
+		t.Error("Write says latest moved to a run that executed nothing")
+	}
+	if target, _ := os.Readlink(filepath.Join(dir, "latest")); target != "run-1" {
+		t.Fatalf("latest -> %q, want run-1", target)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "run-2", "summary.md"))
+	if !strings.Contains(string(sum), "No scenario executed") {
+		t.Errorf("summary of an empty run does not say so:\n%s", sum)
+	}
+	if _, err := os.Stat(report.StagingDir(dir, "run-2")); !os.IsNotExist(err) {
+		t.Errorf("staging directory left behind: %v", err)
+	}
+	if _, err := report.Write(dir, empty); err == nil {
+		t.Error("Write overwrote an existing run")
+	}
+}
+
+func TestDiscardRemovesTheStagingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	stage := report.StagingDir(dir, "run-x")
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, "junit.xml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Discard(dir, "run-x"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+}
+
+func TestTableNamesEveryScenarioAndTheFailure(t *testing.T) {
+	run := testRun("run-1", 0.7)
+	run.Scenarios = append(run.Scenarios, report.Scenario{Name: "too slow", Status: report.StatusFailed, Verdicts: []assertions.Verdict{
+		assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, []assertions.Sample{{Node: "n1", Slot: 2, Value: 2}}, 0.5, 1)}})
+	got := report.Table(run)
+	for _, want := range []string{"PASSED   median completion", "SKIPPED  kurtosis only", "FAILED   too slow", "median completion from reveal = 2s", "1 passed, 1 failed, 1 skipped"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(report.Table(report.Run{ID: "x"}), "NO SCENARIO EXECUTED") == false {
+		t.Error("an empty run's table does not say nothing executed")
 	}
 }
 

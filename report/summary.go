@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/stats"
 )
 
 // Summary renders summary.md: run header, one table per scenario (check,
@@ -23,6 +24,21 @@ func Summary(run Run, prev *Run, plots []string) string {
 	fmt.Fprintf(&b, "Backend `%s`, started %s, took %s. Scenarios: %d passed, %d failed, %d skipped.\n\n",
 		run.Backend, run.Started.UTC().Format("2006-01-02 15:04:05Z"), run.Finished.Sub(run.Started).Round(1e9),
 		counts[StatusPassed], counts[StatusFailed], counts[StatusSkipped])
+	if run.Executed() == 0 {
+		b.WriteString("**No scenario executed: this run checked nothing.** `latest` was not moved to it.\n\n")
+	}
+	if len(run.Devnets) > 0 {
+		keys := make([]string, 0, len(run.Devnets))
+		for k := range run.Devnets {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("Devnets:\n\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "- `%s`: %s\n", k, run.Devnets[k].String())
+		}
+		b.WriteString("\n")
+	}
 	var prevFig map[string]float64
 	if prev != nil {
 		prevFig = prev.Figures()
@@ -32,6 +48,9 @@ func Summary(run Run, prev *Run, plots []string) string {
 		fmt.Fprintf(&b, "## %s — %s\n\n", sc.Name, sc.Status)
 		if len(sc.Devnets) > 0 {
 			fmt.Fprintf(&b, "Devnet: `%s`\n\n", strings.Join(sc.Devnets, "`, `"))
+		}
+		if len(sc.Overrides) > 0 {
+			fmt.Fprintf(&b, "Budget overridden (the title shows the feature's value): `%s`\n\n", strings.Join(sc.Overrides, "`, `"))
 		}
 		if len(sc.Verdicts) == 0 {
 			if sc.Error != "" {
@@ -155,8 +174,47 @@ func writeDistributions(b *strings.Builder, run Run) {
 		for _, l := range links {
 			vs := byLink[l]
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, d.Mode, l, len(nodes[l]), len(vs),
-				u.Format(assertions.Quantile(vs, 0.5)), u.Format(assertions.Quantile(vs, 0.9)), u.Format(assertions.Quantile(vs, 1)))
+				u.Format(stats.Quantile(vs, 0.5)), u.Format(stats.Quantile(vs, 0.9)), u.Format(stats.Quantile(vs, 1)))
 		}
 	}
 	b.WriteString("\n")
+}
+
+// Table renders the run's outcome for a terminal: one line per scenario
+// with its status and, for a failure, the first failed check; then the
+// counts. The suite prints it at the end of every run, passed or failed.
+func Table(run Run) string {
+	var b strings.Builder
+	counts := map[string]int{}
+	for _, sc := range run.Scenarios {
+		counts[sc.Status]++
+		status := strings.ToUpper(sc.Status)
+		detail := ""
+		switch sc.Status {
+		case StatusFailed:
+			detail = sc.Error
+			for _, v := range sc.Verdicts {
+				if !v.Pass {
+					detail = v.String()
+					break
+				}
+			}
+		case StatusSkipped:
+			detail = sc.Error
+		}
+		if len(detail) > 160 {
+			detail = detail[:157] + "..."
+		}
+		fmt.Fprintf(&b, "%-7s  %s", status, sc.Name)
+		if detail != "" {
+			fmt.Fprintf(&b, "\n         %s", strings.ReplaceAll(detail, "\n", " "))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "scenarios: %d passed, %d failed, %d skipped (run %s, %s backend)\n",
+		counts[StatusPassed], counts[StatusFailed], counts[StatusSkipped], run.ID, run.Backend)
+	if run.Executed() == 0 {
+		b.WriteString("NO SCENARIO EXECUTED: this run checked nothing\n")
+	}
+	return b.String()
 }

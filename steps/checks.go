@@ -17,6 +17,7 @@ type check struct {
 	key     string // budget key, see Budgets
 	unit    assertions.Unit
 	kind    string // report distribution kind
+	plot    string // label of the budget line on kind's plot ("" draws none)
 	extract func(assertions.Network, []uint64) ([]assertions.Sample, error)
 	judge   func(name string, u assertions.Unit, samples []assertions.Sample, budget float64) assertions.Verdict
 }
@@ -29,13 +30,13 @@ func quantile(q float64) func(string, assertions.Unit, []assertions.Sample, floa
 
 var (
 	checkCompletionMax = check{name: "completion from reveal, every node and warm slot", key: "COMPLETION_MAX",
-		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: assertions.AllAtMost}
+		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: assertions.AllAtMost, plot: "every node"}
 	checkCompletionP50 = check{name: "median completion from reveal", key: "COMPLETION_P50",
-		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.5)}
+		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.5), plot: "median"}
 	checkCopiesP50 = check{name: "median payload copies per node and warm slot", key: "COPIES_P50",
-		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: quantile(0.5)}
+		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: quantile(0.5), plot: "median"}
 	checkCopiesMax = check{name: "payload copies, every node and warm slot", key: "COPIES_MAX",
-		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: assertions.AllAtMost}
+		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: assertions.AllAtMost, plot: "every node"}
 	checkInstallMax = check{name: "block-install delay, every node and warm slot", key: "INSTALL_MAX",
 		unit: assertions.UnitSeconds, kind: report.KindInstall, extract: assertions.InstallDelay, judge: assertions.AllAtMost}
 )
@@ -47,32 +48,19 @@ func measure(ctx context.Context, c check, text string) error {
 	if err != nil {
 		return err
 	}
-	budget, source, err := envBudget(c.key, text, c.unit)
+	b, err := envBudget(c.key, text)
 	if err != nil {
 		return err
 	}
 	samples, err := c.extract(o.net, o.slots)
 	if err != nil {
-		return st.fail(c.name, c.unit, assertions.OpAtMost, budget, err)
+		return st.fail(c.name, c.unit, assertions.OpAtMost, b.value, err)
 	}
 	st.samples(c.kind, o, samples)
-	if c.key == checkCompletionMax.key {
-		st.suite.setCompletionBudget(budget)
+	if c.plot != "" {
+		st.suite.addBudget(c.kind, c.plot, b.value)
 	}
-	return st.record(c.judge(c.name, c.unit, samples, budget), source)
-}
-
-// shareBudgets reads the share step's two budgets and names their sources.
-func shareBudgets(share, within string) (minShare, w float64, source string, err error) {
-	w, wsrc, err := envBudget("COMPLETION_SHARE_WITHIN", within, assertions.UnitSeconds)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	minShare, src, err := envBudget("COMPLETION_SHARE", share, assertions.UnitShare)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	return minShare, w, src + " and " + wsrc, nil
+	return st.record(c.judge(c.name, c.unit, samples, b.value), b)
 }
 
 func single(ctx context.Context) (*scenario, *observation, error) {
@@ -106,10 +94,10 @@ func completionPair(st *scenario, slowMode, fastMode string) (slow, fast []asser
 	return slow, fast, nil
 }
 
-func (s *Suite) setCompletionBudget(b float64) {
+func (s *Suite) addBudget(kind, label string, v float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.run.CompletionBudget = b
+	s.run.AddBudget(kind, label, v)
 }
 
 // ptcVotes reads the PTC votes of o's warm slots. Votes for a slot are

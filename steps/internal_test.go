@@ -3,6 +3,7 @@ package steps
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/segdiff/segdiff/assertions"
@@ -41,18 +42,78 @@ func TestParseBudget(t *testing.T) {
 }
 
 func TestEnvBudget(t *testing.T) {
-	v, src, err := envBudget("COPIES_P50", "2.0", assertions.UnitCopies)
-	if err != nil || v != 2 || src != "the feature" {
-		t.Fatalf("without override: %v %q %v", v, src, err)
+	b, err := envBudget("COPIES_P50", "2.0")
+	if err != nil || b.value != 2 || b.source != "the feature" || b.override != "" {
+		t.Fatalf("without override: %+v %v", b, err)
 	}
 	t.Setenv("SEGDIFF_BUDGET_COPIES_P50", "1.5")
-	v, src, err = envBudget("COPIES_P50", "2.0", assertions.UnitCopies)
-	if err != nil || v != 1.5 || src != "SEGDIFF_BUDGET_COPIES_P50" {
-		t.Fatalf("with override: %v %q %v", v, src, err)
+	b, err = envBudget("COPIES_P50", "2.0")
+	if err != nil || b.value != 1.5 || b.source != "SEGDIFF_BUDGET_COPIES_P50" || b.override != "SEGDIFF_BUDGET_COPIES_P50=1.5 (feature: 2.0)" {
+		t.Fatalf("with override: %+v %v", b, err)
 	}
 	t.Setenv("SEGDIFF_BUDGET_COPIES_P50", "lots")
-	if _, _, err := envBudget("COPIES_P50", "2.0", assertions.UnitCopies); err == nil {
+	if _, err := envBudget("COPIES_P50", "2.0"); err == nil {
 		t.Fatal("malformed override accepted")
+	}
+	if _, err := envBudget("NO_SUCH", "2.0"); err == nil {
+		t.Fatal("a budget missing from Budgets accepted")
+	}
+}
+
+func TestCheckBudgetEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     []string
+		wantErr []string
+	}{
+		{name: "none", env: []string{"PATH=/bin", "SEGDIFF_SEED=7"}},
+		{name: "known and valid", env: []string{"SEGDIFF_BUDGET_COMPLETION_P50=500ms", "SEGDIFF_BUDGET_COMPLETION_SHARE=95%", "SEGDIFF_BUDGET_SPEEDUP=3x"}},
+		{name: "misspelled name lists the known ones", env: []string{"SEGDIFF_BUDGET_COMPLETON_P50=1s"},
+			wantErr: []string{"SEGDIFF_BUDGET_COMPLETON_P50 is not a budget", "SEGDIFF_BUDGET_COMPLETION_P50", "SEGDIFF_BUDGET_SPEEDUP"}},
+		{name: "value not in the unit", env: []string{"SEGDIFF_BUDGET_COMPLETION_P50=abc"}, wantErr: []string{`SEGDIFF_BUDGET_COMPLETION_P50="abc"`}},
+		{name: "share above 100%", env: []string{"SEGDIFF_BUDGET_COMPLETION_SHARE=120%"}, wantErr: []string{"outside 0..100%"}},
+		{name: "negative copies", env: []string{"SEGDIFF_BUDGET_COPIES_P50=-1"}, wantErr: []string{"negative"}},
+		{name: "empty value", env: []string{"SEGDIFF_BUDGET_COPIES_P50="}, wantErr: []string{"set but empty"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckBudgetEnv(tc.env)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("CheckBudgetEnv = %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("CheckBudgetEnv(%q) = nil, want an error", tc.env)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestTagAtoms(t *testing.T) {
+	tests := []struct {
+		filter  string
+		want    []string
+		wantErr bool
+	}{
+		{filter: "", want: nil},
+		{filter: "@embedded && ~@slow", want: []string{"@embedded", "@slow"}},
+		{filter: "@kurtosis,@embedded&&~@wip", want: []string{"@kurtosis", "@embedded", "@wip"}},
+		{filter: "embedded", want: []string{"@embedded"}},
+		{filter: "@embedded and not @slow", want: []string{"@embedded and not slow"}},
+		{filter: "@embedded && ", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := TagAtoms(tc.filter)
+		if (err != nil) != tc.wantErr || !slices.Equal(got, tc.want) {
+			t.Errorf("TagAtoms(%q) = %q, %v; want %q (error %v)", tc.filter, got, err, tc.want, tc.wantErr)
+		}
 	}
 }
 

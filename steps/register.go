@@ -4,32 +4,22 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/mode"
 )
 
-// Budgets maps each overridable budget key to what it bounds; the
-// environment variable SEGDIFF_BUDGET_<key> replaces the feature's value.
-var Budgets = map[string]string{
-	"COMPLETION_MAX":          "every receiving node's completion of every warm payload, from the reveal (duration, e.g. 3s)",
-	"COMPLETION_P50":          "median completion from the reveal over nodes x warm slots (duration)",
-	"COMPLETION_SHARE":        "minimum share of completions within COMPLETION_SHARE_WITHIN (percent, e.g. 95%)",
-	"COMPLETION_SHARE_WITHIN": "the completion time that share refers to (duration)",
-	"COPIES_P50":              "median payload copies received per node and warm slot (number)",
-	"COPIES_MAX":              "maximum payload copies any node receives in any warm slot (number)",
-	"INSTALL_MAX":             "maximum block-install delay of any node in any warm slot (duration)",
-	"SPEEDUP":                 "minimum ratio of whole-mode to segmented-mode median completion (number)",
-}
+// modes matches one diffusion mode name (package mode's list).
+var modes = "(" + mode.Pattern() + ")"
 
 // Devnet-selecting sentences; Prefetch reads them too.
 var (
-	reDevnet       = regexp.MustCompile(`^a (whole|segmented|segmented-batch) devnet$`)
-	reDevnetPreset = regexp.MustCompile(`^a (whole|segmented|segmented-batch) devnet with preset "([a-z0-9-]+)"$`)
-	reIdentical    = regexp.MustCompile(`^identical (whole|segmented|segmented-batch) and (whole|segmented|segmented-batch) devnets with preset "([a-z0-9-]+)"$`)
+	reDevnet       = regexp.MustCompile(`^a ` + modes + ` devnet$`)
+	reDevnetPreset = regexp.MustCompile(`^a ` + modes + ` devnet with preset "([a-z0-9-]+)"$`)
+	reIdentical    = regexp.MustCompile(`^identical ` + modes + ` and ` + modes + ` devnets with preset "([a-z0-9-]+)"$`)
 )
 
 // definition is one step sentence and its handler.
@@ -57,7 +47,7 @@ func (s *Suite) definitions() []definition {
 		{bytes, "Then", `^the median node receives at most (\S+) payload copies per warm slot$`, s.medianCopies},
 		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
 		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
-		{comparison, "Then", `^the (segmented|segmented-batch) median completion is at least (\S+) times faster than (whole|segmented)$`, s.speedup},
+		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup},
 	}
 }
 
@@ -89,13 +79,8 @@ func Syntax() string {
 		fmt.Fprintf(&b, "| %s | `%s` |\n", d.keyword, strings.ReplaceAll(d.expr, "|", `\|`))
 	}
 	b.WriteString("\n## Budget overrides\n\n| variable | bounds |\n|---|---|\n")
-	keys := make([]string, 0, len(Budgets))
-	for k := range Budgets {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "| `SEGDIFF_BUDGET_%s` | %s |\n", k, Budgets[k])
+	for _, k := range budgetKeys() {
+		fmt.Fprintf(&b, "| `%s%s` | %s |\n", BudgetEnvPrefix, k, Budgets[k].Doc)
 	}
 	return b.String()
 }
@@ -146,7 +131,7 @@ func (s *Suite) ptcTimely(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return st.record(assertions.PTCTimely(o.slots, votes), "PAYLOAD_TIMELY_THRESHOLD (PTC_SIZE/2)")
+	return st.record(assertions.PTCTimely(o.slots, votes), budgetValue{source: "PAYLOAD_TIMELY_THRESHOLD (PTC_SIZE/2)"})
 }
 
 func (s *Suite) everyNodeCompletes(ctx context.Context, budget string) error {
@@ -162,16 +147,20 @@ func (s *Suite) shareCompleted(ctx context.Context, share, within string) error 
 	if err != nil {
 		return err
 	}
-	minShare, w, src, err := shareBudgets(share, within)
+	minShare, err := envBudget("COMPLETION_SHARE", share)
 	if err != nil {
 		return err
 	}
-	check := fmt.Sprintf("share of completions within %s of the reveal", assertions.UnitSeconds.Format(w))
+	w, err := envBudget("COMPLETION_SHARE_WITHIN", within)
+	if err != nil {
+		return err
+	}
+	check := fmt.Sprintf("share of completions within %s of the reveal", assertions.UnitSeconds.Format(w.value))
 	samples, err := assertions.Completion(o.net, o.slots)
 	if err != nil {
-		return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, minShare, err)
+		return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, minShare.value, err)
 	}
-	return st.record(assertions.ShareAtLeast(check, samples, w, minShare), src)
+	return st.record(assertions.ShareAtLeast(check, samples, w.value, minShare.value), minShare, w)
 }
 
 func (s *Suite) medianCopies(ctx context.Context, budget string) error {
@@ -191,14 +180,14 @@ func (s *Suite) speedup(ctx context.Context, fastMode, factor, slowMode string) 
 	if err != nil {
 		return err
 	}
-	f, src, err := envBudget("SPEEDUP", factor, assertions.UnitRatio)
+	f, err := envBudget("SPEEDUP", factor)
 	if err != nil {
 		return err
 	}
 	check := fmt.Sprintf("%s median completion / %s median completion", slowMode, fastMode)
 	slow, fast, err := completionPair(st, slowMode, fastMode)
 	if err != nil {
-		return st.fail(check, assertions.UnitRatio, assertions.OpAtLeast, f, err)
+		return st.fail(check, assertions.UnitRatio, assertions.OpAtLeast, f.value, err)
 	}
-	return st.record(assertions.SpeedupAtLeast(check, slow, fast, 0.5, f), src)
+	return st.record(assertions.SpeedupAtLeast(check, slow, fast, 0.5, f.value), f)
 }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -175,12 +174,24 @@ func allCompleted(net assertions.Network, slot uint64) bool {
 	return true
 }
 
-// record adds v to the scenario's report and returns its error, noting
-// where the budget came from.
-func (st *scenario) record(v assertions.Verdict, source string) error {
+// record adds v to the scenario's report and returns its error, naming
+// where its budgets came from; overridden budgets are noted in the report.
+func (st *scenario) record(v assertions.Verdict, budgets ...budgetValue) error {
 	st.rec.Verdicts = append(st.rec.Verdicts, v)
+	var sources []string
+	for _, b := range budgets {
+		if !slices.Contains(sources, b.source) {
+			sources = append(sources, b.source)
+		}
+		if b.override != "" && !slices.Contains(st.rec.Overrides, b.override) {
+			st.rec.Overrides = append(st.rec.Overrides, b.override)
+		}
+	}
 	if err := v.Err(); err != nil {
-		return fmt.Errorf("%w (budget from %s)", err, source)
+		if len(sources) == 0 {
+			return err
+		}
+		return fmt.Errorf("%w (budget from %s)", err, strings.Join(sources, " and "))
 	}
 	return nil
 }
@@ -214,51 +225,4 @@ func (st *scenario) diagnose() {
 		fmt.Fprintf(w, "[diagnostics/%s] scenario %q devnet (%s): mode %s, %d nodes, warm slots %v, prometheus %q, metrics %s\n",
 			o.d.Backend(), st.rec.Name, o.cfg, o.mode, len(o.nodes), o.slots, o.d.PrometheusURL(), strings.Join(urls, " "))
 	}
-}
-
-// envBudget reads SEGDIFF_BUDGET_<key> if set, else text; it returns the
-// value in u's base unit and where it came from.
-func envBudget(key, text string, u assertions.Unit) (float64, string, error) {
-	source := "the feature"
-	name := "SEGDIFF_BUDGET_" + key
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		text, source = v, name
-	}
-	v, err := parseBudget(text, u)
-	if err != nil {
-		return 0, "", fmt.Errorf("parse budget %s from %s: %w", key, source, err)
-	}
-	return v, source, nil
-}
-
-// parseBudget reads "3s"/"750ms" (seconds), "95%"/"0.95" (share), or a plain
-// number (copies, ratios).
-func parseBudget(text string, u assertions.Unit) (float64, error) {
-	switch u {
-	case assertions.UnitSeconds:
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return 0, err
-		}
-		return d.Seconds(), nil
-	case assertions.UnitShare:
-		pct := strings.HasSuffix(text, "%")
-		v, err := parseFloat(strings.TrimSuffix(text, "%"))
-		if pct {
-			v /= 100
-		}
-		if err == nil && (v < 0 || v > 1) {
-			err = fmt.Errorf("share %q outside 0..100%%", text)
-		}
-		return v, err
-	}
-	return parseFloat(strings.TrimSuffix(strings.TrimSuffix(text, "x"), "×"))
-}
-
-func parseFloat(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("not a number: %q", s)
-	}
-	return v, nil
 }

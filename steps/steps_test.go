@@ -2,6 +2,7 @@ package steps_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,7 +31,7 @@ func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *st
 		Options: &godog.Options{Format: "progress,cucumber:" + filepath.Join(reports, "cucumber.json"), Output: &out, Paths: paths,
 			Strict: true, Tags: "@embedded && ~@slow", NoColors: true},
 	}
-	plan, err := steps.Plan(ts)
+	plan, err := s.Preflight(context.Background(), *ts.Options)
 	if err != nil {
 		t.Fatal(err)
 	}

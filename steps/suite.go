@@ -122,10 +122,16 @@ type Suite struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	devnets map[string]*opening // by devnet.Config.String(); failures are kept, not retried
-	run     report.Run
-	written report.Written
+	defsOnce sync.Once
+	defs     []compiled // definitions, compiled for the undefined-step check
+
+	mu          sync.Mutex
+	devnets     map[string]*opening // by devnet.Config.String(); failures are kept, not retried
+	run         report.Run
+	written     report.Written
+	deferReport bool // Finish writes the report, not AfterSuite
+	finishOnce  sync.Once
+	finishErr   error
 }
 
 // New returns a Suite with cfg's defaults applied.
@@ -181,8 +187,18 @@ func (s *Suite) Written() report.Written {
 	return s.written
 }
 
+// DeferReport makes AfterSuite leave the report to Finish, which the
+// caller runs once godog's formatters have written their files (they write
+// after AfterSuite), so the whole report directory is published at once.
+func (s *Suite) DeferReport() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deferReport = true
+}
+
 // InitializeTestSuite registers the suite hooks: BeforeSuite stamps the
-// run; AfterSuite closes every devnet and writes the report.
+// run; AfterSuite closes every devnet and, unless DeferReport was called,
+// writes the report.
 func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 	ctx.BeforeSuite(func() {
 		s.mu.Lock()
@@ -190,19 +206,73 @@ func (s *Suite) InitializeTestSuite(ctx *godog.TestSuiteContext) {
 		s.mu.Unlock()
 	})
 	ctx.AfterSuite(func() {
-		if err := s.Close(); err != nil {
-			fmt.Fprintf(s.cfg.Log, "[diagnostics/devnet] %v\n", err)
+		s.mu.Lock()
+		deferred := s.deferReport
+		s.mu.Unlock()
+		s.closeAll()
+		if deferred {
+			return
 		}
-		if err := s.writeReport(); err != nil {
+		if _, err := s.Finish(); err != nil {
 			fmt.Fprintf(s.cfg.Log, "[diagnostics/report] %v\n", err)
 		}
 	})
+}
+
+// closeAll closes every devnet and releases what the backends hold.
+func (s *Suite) closeAll() {
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(s.cfg.Log, "[diagnostics/devnet] %v\n", err)
+	}
+	if err := devnet.Shutdown(); err != nil {
+		fmt.Fprintf(s.cfg.Log, "[diagnostics/devnet] %v\n", err)
+	}
+}
+
+// Finish writes the report (once; later calls return the first result)
+// and returns what it wrote.
+func (s *Suite) Finish() (report.Written, error) {
+	s.finishOnce.Do(func() { s.finishErr = s.writeReport() })
+	return s.Written(), s.finishErr
+}
+
+// Abort stops every devnet being opened or open, releases the backends'
+// resources and discards the unfinished report: the interrupt path, after
+// which the process exits.
+func (s *Suite) Abort() {
+	s.closeAll()
+	if s.cfg.ReportsDir != "" {
+		if err := report.Discard(s.cfg.ReportsDir, s.cfg.RunID); err != nil {
+			fmt.Fprintf(s.cfg.Log, "[diagnostics/report] %v\n", err)
+		}
+	}
+}
+
+// Outcome is the run's verdict once godog returned: an error when no
+// scenario executed (a run that checked nothing must not pass) or when any
+// scenario failed, naming them.
+func (s *Suite) Outcome() error {
+	run := s.Results()
+	if run.Executed() == 0 {
+		return fmt.Errorf("no scenario executed (%d selected, all skipped): this run checked nothing", len(run.Scenarios))
+	}
+	var failed []string
+	for _, sc := range run.Scenarios {
+		if sc.Status == report.StatusFailed {
+			failed = append(failed, fmt.Sprintf("%q", sc.Name))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d scenarios failed: %s", len(failed), run.Executed(), strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // InitializeScenario registers the scenario hooks and every step.
 func (s *Suite) InitializeScenario(ctx *godog.ScenarioContext) {
 	ctx.Before(s.beforeScenario)
 	ctx.After(s.afterScenario)
+	ctx.StepContext().Before(s.failUndefined)
 	s.register(ctx)
 }
 
@@ -259,6 +329,7 @@ func (s *Suite) open(cfg devnet.Config) (devnet.Devnet, error) {
 		o.d, o.err = devnet.Open(s.ctx, s.cfg.Backend, cfg)
 		if o.err == nil {
 			fmt.Fprintf(s.cfg.Log, "segdiff: opened %s devnet (%s) in %s\n", s.cfg.Backend, key, time.Since(start).Round(time.Millisecond))
+			s.describe(key, cfg, o.d)
 		}
 		close(o.done)
 	}
@@ -266,48 +337,17 @@ func (s *Suite) open(cfg devnet.Config) (devnet.Devnet, error) {
 	return o.d, o.err
 }
 
-// Planned is a scenario about to run, for Prefetch.
-type Planned struct {
-	Tags  []string
-	Steps []string // step texts, keywords stripped
-}
-
-// Plan lists the scenarios ts would run (its Paths and Tags applied).
-func Plan(ts godog.TestSuite) ([]Planned, error) {
-	features, err := ts.RetrieveFeatures()
-	if err != nil {
-		return nil, fmt.Errorf("plan scenarios: %w", err)
-	}
-	var out []Planned
-	for _, f := range features {
-		for _, p := range f.Pickles {
-			var pl Planned
-			for _, t := range p.Tags {
-				pl.Tags = append(pl.Tags, t.Name)
-			}
-			for _, st := range p.Steps {
-				pl.Steps = append(pl.Steps, st.Text)
-			}
-			out = append(out, pl)
-		}
-	}
-	return out, nil
-}
-
 // Prefetch starts opening, in the background, every devnet the planned
 // scenarios will ask for (scenarios this suite would skip excluded), at most
 // Config.Prefetch at a time, so that independent devnets start concurrently
 // instead of one after another as scenarios reach them.
-func (s *Suite) Prefetch(plan []Planned) {
+func (s *Suite) Prefetch(plan Plan) {
 	parallel := s.cfg.Prefetch
 	seen := map[string]bool{}
 	var cfgs []devnet.Config
-	for _, p := range plan {
-		if s.skipReason(p.Tags) != "" {
-			continue
-		}
-		for _, text := range p.Steps {
-			for _, cfg := range s.configsOf(text) {
+	for _, p := range plan.Runnable() {
+		for _, st := range p.Steps {
+			for _, cfg := range s.configsOf(st.Text) {
 				if !seen[cfg.String()] {
 					seen[cfg.String()] = true
 					cfgs = append(cfgs, cfg)
@@ -348,6 +388,23 @@ func (s *Suite) configsOf(text string) []devnet.Config {
 	return out
 }
 
+// describe records what an opened devnet runs, for the report's titles.
+func (s *Suite) describe(key string, cfg devnet.Config, d devnet.Devnet) {
+	info := report.DevnetInfo{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes, Preset: cfg.Preset}
+	if ds, ok := d.(devnet.Describer); ok {
+		desc := ds.Describe()
+		info = report.DevnetInfo{Mode: string(desc.Mode), Seed: desc.Seed, Nodes: desc.Nodes, Preset: desc.Preset}
+	} else if nodes, err := d.Nodes(s.ctx); err == nil {
+		info.Nodes = len(nodes)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run.Devnets == nil {
+		s.run.Devnets = map[string]report.DevnetInfo{}
+	}
+	s.run.Devnets[key] = info
+}
+
 func (s *Suite) writeReport() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -360,7 +417,6 @@ func (s *Suite) writeReport() error {
 		return err
 	}
 	s.written = w
-	fmt.Fprintf(s.cfg.Log, "segdiff: report in %s\n", w.Dir)
 	return nil
 }
 
@@ -402,6 +458,8 @@ func (s *Suite) afterScenario(ctx context.Context, sc *godog.Scenario, err error
 	case st.skipped != "":
 		st.rec.Status, st.rec.Error = report.StatusSkipped, st.skipped
 	case err != nil:
+		// Pending and undefined steps fail too: a scenario that did not
+		// check what it says is not a pass.
 		st.rec.Status, st.rec.Error = report.StatusFailed, err.Error()
 		st.diagnose()
 		// The verdicts (worst nodes, sample counts) travel with the failure

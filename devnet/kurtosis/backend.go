@@ -16,7 +16,26 @@ import (
 // BackendName is the name the suite opens this backend by (DEVNET=kurtosis).
 const BackendName = "kurtosis"
 
-func init() { devnet.Register(BackendName, Open) }
+func init() { devnet.Register(BackendName, Open, devnet.WithPreflight(preflight)) }
+
+// preflight fails a run at once when there is no enclave to attach to.
+func preflight(context.Context) error {
+	_, err := ReadEndpoints(endpointsPath())
+	return err
+}
+
+// endpointsPath is SEGDIFF_ENDPOINTS, else
+// .devnet/<SEGDIFF_ENCLAVE or "segdiff">/endpoints.json.
+func endpointsPath() string {
+	if path := os.Getenv(EnvEndpoints); path != "" {
+		return path
+	}
+	enclave := os.Getenv(EnvEnclave)
+	if enclave == "" {
+		enclave = DefaultEnclave
+	}
+	return EndpointsPath(DefaultEndpointsDir, enclave)
+}
 
 // beaconTimeout bounds each beacon API request of an attached devnet.
 const beaconTimeout = 10 * time.Second
@@ -28,15 +47,7 @@ const beaconTimeout = 10 * time.Second
 // (path or base name). cfg.Nodes and cfg.Seed do not apply. Open connects to
 // the first node whose beacon API answers; Close only detaches.
 func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
-	path := os.Getenv(EnvEndpoints)
-	if path == "" {
-		enclave := os.Getenv(EnvEnclave)
-		if enclave == "" {
-			enclave = DefaultEnclave
-		}
-		path = EndpointsPath(DefaultEndpointsDir, enclave)
-	}
-	e, err := ReadEndpoints(path)
+	e, err := ReadEndpoints(endpointsPath())
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,149 @@
+package steps
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/segdiff/segdiff/assertions"
+)
+
+// BudgetEnvPrefix starts every budget override variable.
+const BudgetEnvPrefix = "SEGDIFF_BUDGET_"
+
+// Budget is one overridable budget: its unit (which decides how its text
+// parses) and what it bounds.
+type Budget struct {
+	Unit assertions.Unit
+	Doc  string
+}
+
+// Budgets maps each overridable budget key to its unit and what it bounds;
+// the environment variable SEGDIFF_BUDGET_<key> replaces the feature's value.
+var Budgets = map[string]Budget{
+	"COMPLETION_MAX":          {assertions.UnitSeconds, "every receiving node's completion of every warm payload, from the reveal (duration, e.g. 3s)"},
+	"COMPLETION_P50":          {assertions.UnitSeconds, "median completion from the reveal over nodes x warm slots (duration)"},
+	"COMPLETION_SHARE":        {assertions.UnitShare, "minimum share of completions within COMPLETION_SHARE_WITHIN (percent, e.g. 95%)"},
+	"COMPLETION_SHARE_WITHIN": {assertions.UnitSeconds, "the completion time that share refers to (duration)"},
+	"COPIES_P50":              {assertions.UnitCopies, "median payload copies received per node and warm slot (number)"},
+	"COPIES_MAX":              {assertions.UnitCopies, "maximum payload copies any node receives in any warm slot (number)"},
+	"INSTALL_MAX":             {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (duration)"},
+	"SPEEDUP":                 {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
+}
+
+// budgetKeys returns the keys of Budgets, sorted.
+func budgetKeys() []string {
+	keys := make([]string, 0, len(Budgets))
+	for k := range Budgets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// CheckBudgetEnv checks every SEGDIFF_BUDGET_* variable in env (os.Environ
+// form) before anything runs: the name must be a known budget and the value
+// must parse in its unit. A misspelled name is an error listing the known
+// ones, so an override can never be silently ignored.
+func CheckBudgetEnv(env []string) error {
+	var problems []string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		key, ok := strings.CutPrefix(name, BudgetEnvPrefix)
+		if !ok {
+			continue
+		}
+		b, known := Budgets[key]
+		if !known {
+			problems = append(problems, fmt.Sprintf("%s is not a budget (known: %s)", name, BudgetEnvPrefix+strings.Join(budgetKeys(), ", "+BudgetEnvPrefix)))
+			continue
+		}
+		if value == "" {
+			problems = append(problems, fmt.Sprintf("%s is set but empty (unset it to keep the feature's budget)", name))
+			continue
+		}
+		if _, err := parseBudget(value, b.Unit); err != nil {
+			problems = append(problems, fmt.Sprintf("%s=%q: %v", name, value, err))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("check budget overrides: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// budgetValue is a budget as a step uses it: the value in its unit's base
+// unit and where it came from.
+type budgetValue struct {
+	value float64
+	// source is "the feature" or the overriding variable.
+	source string
+	// override describes an override for the report ("" when none):
+	// "SEGDIFF_BUDGET_X=500ms (feature: 1750ms)".
+	override string
+}
+
+// envBudget reads SEGDIFF_BUDGET_<key> if set, else text (the feature's
+// value), in the unit Budgets gives key.
+func envBudget(key, text string) (budgetValue, error) {
+	b, ok := Budgets[key]
+	if !ok {
+		return budgetValue{}, fmt.Errorf("budget %s is not in steps.Budgets", key)
+	}
+	out := budgetValue{source: "the feature"}
+	name := BudgetEnvPrefix + key
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		out.source = name
+		out.override = fmt.Sprintf("%s=%s (feature: %s)", name, v, text)
+		text = v
+	}
+	v, err := parseBudget(text, b.Unit)
+	if err != nil {
+		return budgetValue{}, fmt.Errorf("parse budget %s from %s: %w", key, out.source, err)
+	}
+	out.value = v
+	return out, nil
+}
+
+// parseBudget reads "3s"/"750ms" (seconds), "95%"/"0.95" (share), or a plain
+// number (copies, ratios).
+func parseBudget(text string, u assertions.Unit) (float64, error) {
+	switch u {
+	case assertions.UnitSeconds:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, err
+		}
+		if d < 0 {
+			return 0, fmt.Errorf("negative duration %q", text)
+		}
+		return d.Seconds(), nil
+	case assertions.UnitShare:
+		pct := strings.HasSuffix(text, "%")
+		v, err := parseFloat(strings.TrimSuffix(text, "%"))
+		if pct {
+			v /= 100
+		}
+		if err == nil && (v < 0 || v > 1) {
+			err = fmt.Errorf("share %q outside 0..100%%", text)
+		}
+		return v, err
+	}
+	v, err := parseFloat(strings.TrimSuffix(strings.TrimSuffix(text, "x"), "×"))
+	if err == nil && v < 0 {
+		err = fmt.Errorf("negative number %q", text)
+	}
+	return v, err
+}
+
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number: %q", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,235 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
+
+	"github.com/segdiff/segdiff/devnet"
+)
+
+// Plan is what a run of the suite with some godog options would execute.
+type Plan struct {
+	// Scenarios the options' paths and tag filter select, in file order.
+	Scenarios []Planned
+	// Tags carried anywhere in the options' paths (feature, scenario or
+	// Examples tags) and the suite's own backend and @slow tags, sorted:
+	// the names a tag filter may use.
+	Tags []string
+}
+
+// Planned is one selected scenario (one Examples row of an outline).
+type Planned struct {
+	Feature string // the feature file
+	Name    string
+	Tags    []string
+	Steps   []PlannedStep
+	// Skip says why this suite would skip the scenario ("" when it runs).
+	Skip string
+}
+
+// PlannedStep is one step of a planned scenario.
+type PlannedStep struct {
+	Keyword string // Given, When or Then (And/But resolved)
+	Text    string
+}
+
+// Runnable returns the planned scenarios this suite would execute.
+func (p Plan) Runnable() []Planned {
+	var out []Planned
+	for _, sc := range p.Scenarios {
+		if sc.Skip == "" {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// Plan lists what opts would run against this suite: the scenarios its
+// paths and tag filter select, each with the reason this suite would skip
+// it, and every tag the features carry.
+func (s *Suite) Plan(opts godog.Options) (Plan, error) {
+	all := opts
+	all.Tags = ""
+	features, err := (&godog.TestSuite{Options: &all}).RetrieveFeatures()
+	if err != nil {
+		return Plan{}, fmt.Errorf("plan scenarios: %w", err)
+	}
+	// The suite's own tags are always known: a default filter such as
+	// "@embedded && ~@slow" stays valid on a path without @slow scenarios.
+	plan := Plan{Tags: []string{TagEmbedded, TagKurtosis, TagSlow}}
+	for _, f := range features {
+		for _, p := range f.Pickles {
+			for _, t := range p.Tags {
+				if !slices.Contains(plan.Tags, t.Name) {
+					plan.Tags = append(plan.Tags, t.Name)
+				}
+			}
+		}
+	}
+	sort.Strings(plan.Tags)
+	selected := opts
+	features, err = (&godog.TestSuite{Options: &selected}).RetrieveFeatures()
+	if err != nil {
+		return Plan{}, fmt.Errorf("plan scenarios: %w", err)
+	}
+	for _, f := range features {
+		for _, p := range f.Pickles {
+			pl := Planned{Feature: p.Uri, Name: p.Name}
+			for _, t := range p.Tags {
+				pl.Tags = append(pl.Tags, t.Name)
+			}
+			for _, st := range p.Steps {
+				pl.Steps = append(pl.Steps, PlannedStep{Keyword: keywordOf(st.Type), Text: st.Text})
+			}
+			pl.Skip = s.skipReason(pl.Tags)
+			plan.Scenarios = append(plan.Scenarios, pl)
+		}
+	}
+	return plan, nil
+}
+
+func keywordOf(t messages.PickleStepType) string {
+	switch t {
+	case messages.PickleStepType_CONTEXT:
+		return "Given"
+	case messages.PickleStepType_ACTION:
+		return "When"
+	case messages.PickleStepType_OUTCOME:
+		return "Then"
+	}
+	return ""
+}
+
+// TagAtoms splits a godog tag filter the way godog reads it ("," is or,
+// "&&" is and, a leading "~" negates) and returns the tag names it uses,
+// with their "@". An empty term ("@a && ") is an error: godog would
+// crash on it.
+func TagAtoms(filter string) ([]string, error) {
+	if strings.TrimSpace(filter) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, or := range strings.Split(filter, ",") {
+		for _, term := range strings.Split(or, "&&") {
+			name := strings.TrimPrefix(strings.TrimSpace(term), "~")
+			name = "@" + strings.ReplaceAll(name, "@", "")
+			if name == "@" {
+				return nil, fmt.Errorf("tag filter %q has an empty term (godog's syntax: \",\" for or, \"&&\" for and, \"~\" for not)", filter)
+			}
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// Preflight checks, before any devnet opens, everything that would make a
+// run check nothing or check something other than what was asked:
+//   - the backend is registered;
+//   - every SEGDIFF_BUDGET_* variable names a budget and parses;
+//   - every tag in the filter is carried by some feature (a typo'd tag
+//     would silently select nothing, or everything);
+//   - the filter selects at least one scenario, and this suite would run
+//     at least one of them (a @kurtosis filter on the embedded backend
+//     would skip them all);
+//   - every step of the runnable scenarios has a definition;
+//   - the backend's own preflight (a Kurtosis run needs its endpoints).
+//
+// It returns the plan so that the caller can prefetch its devnets.
+func (s *Suite) Preflight(ctx context.Context, opts godog.Options) (Plan, error) {
+	if err := devnet.Known(s.cfg.Backend); err != nil {
+		return Plan{}, fmt.Errorf("backend (DEVNET): %w", err)
+	}
+	if err := CheckBudgetEnv(os.Environ()); err != nil {
+		return Plan{}, err
+	}
+	plan, err := s.Plan(opts)
+	if err != nil {
+		return Plan{}, err
+	}
+	atoms, err := TagAtoms(opts.Tags)
+	if err != nil {
+		return plan, err
+	}
+	var unknown []string
+	for _, a := range atoms {
+		if !slices.Contains(plan.Tags, a) && !slices.Contains(unknown, a) {
+			unknown = append(unknown, a)
+		}
+	}
+	if len(unknown) > 0 {
+		return plan, fmt.Errorf("tag filter %q names %s, which no feature in %s carries (known tags: %s)",
+			opts.Tags, strings.Join(unknown, ", "), strings.Join(opts.Paths, " "), strings.Join(plan.Tags, " "))
+	}
+	if len(plan.Scenarios) == 0 {
+		return plan, fmt.Errorf("tag filter %q selects no scenario in %s", opts.Tags, strings.Join(opts.Paths, " "))
+	}
+	runnable := plan.Runnable()
+	if len(runnable) == 0 {
+		reasons := map[string]int{}
+		for _, sc := range plan.Scenarios {
+			reasons[sc.Skip]++
+		}
+		var parts []string
+		for r, n := range reasons {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+		sort.Strings(parts)
+		return plan, fmt.Errorf("the %d scenarios tag filter %q selects would all be skipped on the %s backend (%s): nothing would be checked",
+			len(plan.Scenarios), opts.Tags, s.cfg.Backend, strings.Join(parts, "; "))
+	}
+	var undefined []string
+	for _, sc := range runnable {
+		for _, st := range sc.Steps {
+			if !s.defined(st.Keyword, st.Text) {
+				undefined = append(undefined, fmt.Sprintf("%s: %q: %s %s", sc.Feature, sc.Name, st.Keyword, st.Text))
+			}
+		}
+	}
+	if len(undefined) > 0 {
+		return plan, fmt.Errorf("%d undefined steps (steps/SYNTAX.md lists the sentences): %s", len(undefined), strings.Join(undefined, "; "))
+	}
+	if err := devnet.Preflight(ctx, s.cfg.Backend); err != nil {
+		return plan, err
+	}
+	return plan, nil
+}
+
+// compiled is a definition's sentence, compiled once per suite.
+type compiled struct {
+	keyword string
+	re      *regexp.Regexp
+}
+
+// defined reports whether a step of keyword (Given/When/Then) and text has
+// a definition, as godog would match it.
+func (s *Suite) defined(keyword, text string) bool {
+	s.defsOnce.Do(func() {
+		for _, d := range s.definitions() {
+			s.defs = append(s.defs, compiled{keyword: d.keyword, re: regexp.MustCompile(d.expr)})
+		}
+	})
+	for _, d := range s.defs {
+		if (keyword == "" || d.keyword == keyword) && d.re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// failUndefined is a before-step hook: a step no definition matches fails
+// as an error, not as godog's "undefined" status, which a non-strict run
+// (the godog CLI's default) counts as a pass.
+func (s *Suite) failUndefined(ctx context.Context, st *godog.Step) (context.Context, error) {
+	if !s.defined(keywordOf(st.Type), st.Text) {
+		return ctx, fmt.Errorf("undefined step %q: no sentence in steps/SYNTAX.md matches it", st.Text)
+	}
+	return ctx, nil
+}
