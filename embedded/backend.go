@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -20,7 +21,24 @@ import (
 // prebuilt segdiff binary instead of building one with `go build`.
 const BinaryEnv = "SEGDIFF_BIN"
 
-func init() { devnet.Register("embedded", Open) }
+func init() {
+	devnet.Register("embedded", Open, devnet.WithPreflight(preflight), devnet.WithShutdown(removeBuild))
+}
+
+// preflight checks that a simulation can be started: SEGDIFF_BIN names an
+// executable, or the go command is there to build one.
+func preflight(context.Context) error {
+	if bin := os.Getenv(BinaryEnv); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Errorf("%s: %w", BinaryEnv, err)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Errorf("no %s and no go command to build segdiff: %w", BinaryEnv, err)
+	}
+	return nil
+}
 
 // Open is the embedded backend's opener. It runs the simulation in a
 // subprocess — `segdiff sim --serve 127.0.0.1:0 --endpoints FILE` — so the
@@ -59,13 +77,17 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout = os.Stderr // the summary table is progress here
-	cmd.Stderr = os.Stderr
+	// The simulation's progress (and its summary table) reaches the user
+	// on stderr, each line labelled with the devnet it comes from.
+	label := fmt.Sprintf("[embedded %s] ", describeConfig(cfg, preset))
+	out := newLineWriter(os.Stderr, label)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	d := &embeddedDevnet{cmd: cmd, exited: make(chan struct{}), dir: dir}
+	d := &embeddedDevnet{cmd: cmd, exited: make(chan struct{}), dir: dir, out: out, preset: preset}
 	go func() {
 		d.waitErr = cmd.Wait()
 		close(d.exited)
@@ -111,20 +133,16 @@ func waitEndpoints(ctx context.Context, path string, d *embeddedDevnet, interval
 	}
 }
 
-var buildOnce = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "segdiff-bin-")
-	if err != nil {
-		return "", fmt.Errorf("build segdiff: %w", err)
-	}
-	bin := filepath.Join(dir, "segdiff")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/segdiff/segdiff/cmd/segdiff").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("build segdiff (run inside the segdiff module, or set %s): %w\n%s", BinaryEnv, err, out)
-	}
-	return bin, nil
-})
+// build is the binary this process built (no SEGDIFF_BIN), kept for every
+// devnet it opens and removed by the backend's shutdown hook.
+var build struct {
+	mu  sync.Mutex
+	dir string
+	bin string
+}
 
-// segdiffBinary returns $SEGDIFF_BIN, or builds cmd/segdiff once per process.
+// segdiffBinary returns $SEGDIFF_BIN, or builds cmd/segdiff once per
+// process (a failed or interrupted build is not cached).
 func segdiffBinary(ctx context.Context) (string, error) {
 	if bin := os.Getenv(BinaryEnv); bin != "" {
 		if _, err := os.Stat(bin); err != nil {
@@ -132,10 +150,57 @@ func segdiffBinary(ctx context.Context) (string, error) {
 		}
 		return bin, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return "", err
+	build.mu.Lock()
+	defer build.mu.Unlock()
+	if build.bin != "" {
+		return build.bin, nil
 	}
-	return buildOnce()
+	dir, err := os.MkdirTemp("", "segdiff-bin-")
+	if err != nil {
+		return "", fmt.Errorf("build segdiff: %w", err)
+	}
+	bin := filepath.Join(dir, "segdiff")
+	fmt.Fprintf(os.Stderr, "segdiff: building the segdiff CLI for the embedded devnet (set %s to skip)\n", BinaryEnv)
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/segdiff/segdiff/cmd/segdiff").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("build segdiff (run inside the segdiff module, or set %s): %w\n%s", BinaryEnv, err, out)
+	}
+	build.dir, build.bin = dir, bin
+	return bin, nil
+}
+
+// removeBuild deletes the binary segdiffBinary built, if any.
+func removeBuild() error {
+	build.mu.Lock()
+	defer build.mu.Unlock()
+	if build.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(build.dir)
+	build.dir, build.bin = "", ""
+	if err != nil {
+		return fmt.Errorf("remove built segdiff: %w", err)
+	}
+	return nil
+}
+
+// describeConfig labels a devnet in progress lines: "segmented seed 7".
+func describeConfig(cfg devnet.Config, preset string) string {
+	parts := []string{string(cfg.Mode)}
+	if cfg.Mode == "" {
+		parts[0] = "default mode"
+	}
+	if cfg.Seed != 0 {
+		parts = append(parts, fmt.Sprintf("seed %d", cfg.Seed))
+	}
+	if cfg.Nodes != 0 {
+		parts = append(parts, fmt.Sprintf("%d nodes", cfg.Nodes))
+	}
+	if preset != PresetCI {
+		parts = append(parts, "preset "+preset)
+	}
+	return strings.Join(parts, " ")
 }
 
 // embeddedDevnet is a served simulation. Its data is fixed once Open
@@ -145,12 +210,20 @@ type embeddedDevnet struct {
 	exited    chan struct{} // closed when the subprocess has exited
 	waitErr   error         // its exit status, set before exited closes
 	dir       string
+	out       *lineWriter
+	preset    string
 	e         Endpoints
 	closeOnce sync.Once
 	closeErr  error
 }
 
 func (d *embeddedDevnet) Backend() string { return "embedded" }
+
+// Describe implements devnet.Describer from the simulation's own config.
+func (d *embeddedDevnet) Describe() devnet.Description {
+	c := d.e.Config
+	return devnet.Description{Mode: c.Mode, Seed: c.Seed, Nodes: c.Nodes, Preset: d.preset}
+}
 
 func (d *embeddedDevnet) Nodes(context.Context) ([]devnet.Node, error) {
 	return slices.Clone(d.e.Nodes), nil
@@ -197,10 +270,7 @@ func (d *embeddedDevnet) Close() error {
 			_ = d.cmd.Process.Kill()
 			<-d.exited
 		}
+		d.out.Flush()
 	})
 	return d.closeErr
 }
-
-// EndpointsData returns the descriptor the devnet was opened from (slots,
-// configuration); callers must not modify it.
-func (d *embeddedDevnet) EndpointsData() Endpoints { return d.e }

@@ -1,11 +1,16 @@
 package embedded
 
 import (
-	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/diffusion"
+	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/embedded/netmodel"
+	"github.com/segdiff/segdiff/embedded/node"
+	"github.com/segdiff/segdiff/mode"
 )
 
 // Config describes one simulated network and the payloads it carries. The
@@ -13,11 +18,13 @@ import (
 // A Config is plain data: the same Config (including Seed) builds the same
 // topology, link classes, latency placement and PTC draws.
 type Config struct {
-	// Nodes in the network, builder included (node 0 is the builder).
+	// Nodes in the network, builder included.
 	Nodes int `json:"nodes"`
+	// Builder is the index of the node that reveals every payload.
+	Builder int `json:"builder"`
 	// Degree is the number of connections per node of the random regular
-	// graph; it is clamped to Nodes-1, made even-compatible with Nodes and
-	// must exceed the mesh's Dhi so non-mesh (gossip-only) peers exist.
+	// graph: at most Nodes−1, with Nodes·Degree even, and above the mesh's
+	// Dhi so that non-mesh (gossip-only) peers exist.
 	Degree int `json:"degree"`
 	// MeshD is gossipsub's D; Dlo and Dhi follow Prysm's ratios (8 → 6/12).
 	MeshD int `json:"mesh_d"`
@@ -42,9 +49,10 @@ type Config struct {
 	// NodeClass is the link class of ordinary nodes.
 	NodeClass devnet.LinkClass `json:"node_class"`
 	// DatacenterShare is the share (0..1) of non-builder nodes on datacenter
-	// links: nodes 1..⌊share·(Nodes−1)⌋, as the prototype assigns them.
+	// links: the first ⌊share·(Nodes−1)⌋ of them by index, as the prototype
+	// assigns them.
 	DatacenterShare float64 `json:"datacenter_share"`
-	// BuilderClass is the builder's (node 0's) link class.
+	// BuilderClass is the builder's link class.
 	BuilderClass devnet.LinkClass `json:"builder_class"`
 	// CustomUpMbps and CustomDownMbps are the rates of the "custom" class.
 	CustomUpMbps   int `json:"custom_up_mbps,omitempty"`
@@ -99,7 +107,7 @@ func DefaultConfig() Config {
 		GossipLazy:        6,
 		GossipFactor:      0.25,
 		Seed:              7,
-		Mode:              devnet.ModeSegmented,
+		Mode:              mode.Default,
 		Payloads:          4,
 		PayloadSize:       1 << 20,
 		SegmentSize:       32 << 10,
@@ -136,103 +144,192 @@ func Preset(name string) (Config, error) {
 	return Config{}, fmt.Errorf("unknown embedded preset %q (want %q or %q)", name, PresetCI, PresetStudy500)
 }
 
-// Dlo and Dhi are derived from MeshD with Prysm's ratios (D=8 → 6 and 12).
-func (c Config) meshBounds() (dlo, dhi int) {
-	dlo = c.MeshD * 3 / 4
-	if dlo < 1 {
-		dlo = 1
-	}
-	dhi = c.MeshD * 3 / 2
-	if dhi < c.MeshD+1 {
-		dhi = c.MeshD + 1
-	}
-	return dlo, dhi
+// Bounds of a run, checked before anything starts.
+const (
+	// MaxNodes bounds Nodes: beyond it the latency matrix alone takes
+	// gigabytes, and the memory estimate refuses far sooner on any machine.
+	MaxNodes = 20000
+	// MinSegmentSize is the smallest segment size the simulation accepts.
+	MinSegmentSize = 64
+	// MinPayloadSize is the smallest raw payload body: its fixed part.
+	MinPayloadSize = 8
+)
+
+// FieldError is one invalid Config field, by its JSON key.
+type FieldError struct {
+	Key string
+	Err error
 }
 
-// effectiveDegree applies the prototype's clamping: at most Nodes−1, one
-// less when Nodes·Degree is odd, at least 2.
-func (c Config) effectiveDegree() int {
-	d := c.Degree
-	if d > c.Nodes-1 {
-		d = c.Nodes - 1
+func (e *FieldError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ValidationError lists every invalid field of a Config.
+type ValidationError struct{ Fields []*FieldError }
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		msgs[i] = f.Error()
 	}
-	if c.Nodes*d%2 == 1 {
-		d--
-	}
-	if d < 2 {
-		d = 2
-	}
-	return d
+	return "invalid embedded config: " + strings.Join(msgs, "; ")
 }
 
-// Validate reports the first invalid field.
+// Unwrap gives errors.Is and errors.As every field's error.
+func (e *ValidationError) Unwrap() []error {
+	out := make([]error, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f
+	}
+	return out
+}
+
+// Validate reports every invalid field, each naming its key, as a
+// *ValidationError.
 func (c Config) Validate() error {
-	var errs []error
-	if c.Nodes < 3 {
-		errs = append(errs, fmt.Errorf("nodes: %d, want at least 3", c.Nodes))
+	var fields []*FieldError
+	bad := func(key, format string, args ...any) {
+		fields = append(fields, &FieldError{Key: key, Err: fmt.Errorf(format, args...)})
+	}
+	if c.Nodes < 3 || c.Nodes > MaxNodes {
+		bad("nodes", "%d, want 3..%d", c.Nodes, MaxNodes)
+	}
+	if c.Builder < 0 || c.Builder >= c.Nodes {
+		bad("builder", "node %d, want 0..%d (nodes-1)", c.Builder, c.Nodes-1)
 	}
 	if c.MeshD < 2 {
-		errs = append(errs, fmt.Errorf("mesh_d: %d, want at least 2", c.MeshD))
+		bad("mesh_d", "%d, want at least 2", c.MeshD)
+	}
+	_, dhi := node.MeshBounds(c.MeshD)
+	switch {
+	case c.Degree <= dhi:
+		bad("degree", "%d must exceed the mesh's Dhi=%d (mesh_d %d), so that gossip-only peers exist", c.Degree, dhi, c.MeshD)
+	case c.Nodes >= 3 && c.Degree > c.Nodes-1:
+		bad("degree", "%d, but %d nodes allow at most %d connections per node", c.Degree, c.Nodes, c.Nodes-1)
+	case c.Nodes*c.Degree%2 == 1:
+		bad("degree", "%d nodes × degree %d is odd; a regular graph needs it even (use degree %d or %d)", c.Nodes, c.Degree, c.Degree-1, c.Degree+1)
 	}
 	if c.GossipLazy < 0 {
-		errs = append(errs, fmt.Errorf("gossip_lazy: %d, want >= 0", c.GossipLazy))
+		bad("gossip_lazy", "%d, want >= 0", c.GossipLazy)
 	}
 	if c.GossipFactor < 0 || c.GossipFactor > 1 {
-		errs = append(errs, fmt.Errorf("gossip_factor: %v, want 0..1", c.GossipFactor))
+		bad("gossip_factor", "%v, want 0..1", c.GossipFactor)
 	}
-	if _, err := devnet.ParseMode(string(c.Mode)); err != nil {
-		errs = append(errs, fmt.Errorf("mode: %w", err))
+	if _, err := mode.Parse(string(c.Mode)); err != nil {
+		bad("mode", "%w", err)
+	} else if !diffusion.Registered(c.Mode) {
+		bad("mode", "%q has no diffusion policy in the embedded devnet (have %v)", c.Mode, diffusion.Modes())
 	}
-	if c.Payloads < 1 {
-		errs = append(errs, fmt.Errorf("payloads: %d, want at least 1", c.Payloads))
+	if c.Payloads < 1 || c.Payloads > 1000 {
+		bad("payloads", "%d, want 1..1000", c.Payloads)
 	}
-	if c.PayloadSize < 1 {
-		errs = append(errs, fmt.Errorf("payload_size: %d, want > 0", c.PayloadSize))
+	if c.PayloadSize < MinPayloadSize || c.PayloadSize > eip8411.MaxBodySize {
+		bad("payload_size", "%d, want %d..%d bytes", c.PayloadSize, MinPayloadSize, eip8411.MaxBodySize)
 	}
-	if c.SegmentSize < 64 {
-		errs = append(errs, fmt.Errorf("segment_size: %d, want at least 64", c.SegmentSize))
+	if c.SegmentSize < MinSegmentSize || c.SegmentSize > eip8411.MaxSegmentSize {
+		bad("segment_size", "%d, want %d..%d bytes", c.SegmentSize, MinSegmentSize, eip8411.MaxSegmentSize)
 	}
 	if c.DatacenterShare < 0 || c.DatacenterShare > 1 {
-		errs = append(errs, fmt.Errorf("datacenter_share: %v, want 0..1", c.DatacenterShare))
+		bad("datacenter_share", "%v, want 0..1", c.DatacenterShare)
 	}
-	for name, class := range map[string]devnet.LinkClass{"node_class": c.NodeClass, "builder_class": c.BuilderClass} {
-		if _, err := c.linkRates(class); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	for _, f := range []struct {
+		key   string
+		class devnet.LinkClass
+	}{{"node_class", c.NodeClass}, {"builder_class", c.BuilderClass}} {
+		if _, err := netmodel.ClassRates(f.class, c.custom()); err != nil {
+			bad(f.key, "%w", err)
 		}
+	}
+	if c.CustomUpMbps < 0 || c.CustomDownMbps < 0 {
+		bad("custom_up_mbps", "%d up / %d down, want >= 0", c.CustomUpMbps, c.CustomDownMbps)
 	}
 	switch c.Latency {
-	case "geo", "uniform":
+	case netmodel.LatencyGeo:
+	case netmodel.LatencyUniform:
+		if c.UniformLatency <= 0 {
+			bad("uniform_latency", "%v, want > 0", c.UniformLatency)
+		}
 	default:
-		errs = append(errs, fmt.Errorf("latency: %q, want geo or uniform", c.Latency))
+		bad("latency", "%q, want %s or %s", c.Latency, netmodel.LatencyGeo, netmodel.LatencyUniform)
 	}
 	if c.SlotDuration <= 0 {
-		errs = append(errs, fmt.Errorf("slot_duration: %v, want > 0", c.SlotDuration))
+		bad("slot_duration", "%v, want > 0", c.SlotDuration)
 	}
 	if c.RevealOffset < 0 || c.RevealOffset >= c.SlotDuration {
-		errs = append(errs, fmt.Errorf("reveal_offset: %v, want within the slot (%v)", c.RevealOffset, c.SlotDuration))
+		bad("reveal_offset", "%v, want within the slot (%v)", c.RevealOffset, c.SlotDuration)
 	}
-	if c.InstallDelay < 0 || c.InstallTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("install_delay/install_timeout: %v/%v, want >= 0 / > 0", c.InstallDelay, c.InstallTimeout))
+	if c.InstallDelay < 0 {
+		bad("install_delay", "%v, want >= 0", c.InstallDelay)
 	}
-	if c.PayloadDueBPS == 0 || c.PayloadDueBPS > 10000 {
-		errs = append(errs, fmt.Errorf("payload_due_bps: %d, want 1..10000", c.PayloadDueBPS))
+	if c.InstallTimeout <= 0 {
+		bad("install_timeout", "%v, want > 0", c.InstallTimeout)
 	}
-	if c.PTCSize < 1 || c.ValidatorsPerNode < 1 {
-		errs = append(errs, fmt.Errorf("ptc_size/validators_per_node: %d/%d, want > 0", c.PTCSize, c.ValidatorsPerNode))
-	}
-	if c.Window <= 0 {
-		errs = append(errs, fmt.Errorf("window: %v, want > 0", c.Window))
-	}
-	if c.MeshSettleTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("mesh_settle_timeout: %v, want > 0", c.MeshSettleTimeout))
-	}
-	if len(errs) == 0 {
-		if _, dhi := c.meshBounds(); c.effectiveDegree() <= dhi {
-			errs = append(errs, fmt.Errorf("degree: %d (effective %d) must exceed Dhi=%d so gossip-only peers exist", c.Degree, c.effectiveDegree(), dhi))
+	for i, d := range c.InstallDelayOverrides {
+		if i < 0 || i >= c.Nodes || d < 0 {
+			bad("install_delay_overrides", "node %d: %v, want a node 0..%d and a delay >= 0", i, d, c.Nodes-1)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("invalid embedded config: %w", err)
+	if c.PayloadDueBPS == 0 || c.PayloadDueBPS > 10000 {
+		bad("payload_due_bps", "%d, want 1..10000", c.PayloadDueBPS)
+	}
+	if c.PTCSize < 1 {
+		bad("ptc_size", "%d, want > 0", c.PTCSize)
+	}
+	if c.ValidatorsPerNode < 1 {
+		bad("validators_per_node", "%d, want > 0", c.ValidatorsPerNode)
+	}
+	if c.Window <= 0 {
+		bad("window", "%v, want > 0", c.Window)
+	}
+	if c.MeshSettleTimeout <= 0 {
+		bad("mesh_settle_timeout", "%v, want > 0", c.MeshSettleTimeout)
+	}
+	if len(fields) > 0 {
+		return &ValidationError{Fields: fields}
 	}
 	return nil
+}
+
+func (c Config) custom() netmodel.CustomRates {
+	return netmodel.CustomRates{UpMbps: c.CustomUpMbps, DownMbps: c.CustomDownMbps}
+}
+
+// Memory model of a run, fitted to measured peaks (embedded/README.md:
+// 32 nodes ≈1.0 GiB, 64 / 200 / 500 nodes at degree 63–70 ≈1.6 / 5.2 /
+// 11.9 GiB segmented, 10.6 GiB whole at 200): QUIC connection state and
+// buffers dominate, about 360 KiB per connection end, 1.6 times that when
+// whole payloads sit in pooled 1 MiB buffers at both ends of transfers.
+const (
+	memoryBase          = 512 << 20
+	memoryPerNode       = 2 << 20
+	memoryPerConnEnd    = 360 << 10
+	memoryPerConnEndBig = 576 << 10
+)
+
+// MemoryEstimate returns the peak memory a run of c is expected to take,
+// in bytes, and how it was reckoned.
+func (c Config) MemoryEstimate() (bytes int64, how string) {
+	perEnd := int64(memoryPerConnEnd)
+	if info, _ := mode.Lookup(c.Mode); info.OneMessage {
+		perEnd = memoryPerConnEndBig
+	}
+	ends := int64(c.Nodes) * int64(c.Degree)
+	lat := netmodel.LatencyMatrixBytes(c.Nodes)
+	bytes = memoryBase + int64(c.Nodes)*memoryPerNode + ends*perEnd + lat
+	how = fmt.Sprintf("%d nodes × degree %d = %d connection ends × ~%d KiB, + %d × %d MiB per node, + %s latency matrix, + %d MiB",
+		c.Nodes, c.Degree, ends, perEnd>>10, c.Nodes, memoryPerNode>>20, FormatBytes(lat), memoryBase>>20)
+	return bytes, how
+}
+
+// FormatBytes renders n as "12.3 GiB" (or MiB, KiB, B).
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +18,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/embedded/chain"
+	"github.com/segdiff/segdiff/stats"
 )
 
 // smallConfig is a 16-node network (degree 14 > Dhi) that runs in seconds.
@@ -91,7 +95,7 @@ func value(m *dto.Metric) float64 {
 // node completes, the PTC count follows from the completion times, and the
 // byte accounting adds up against the wire.
 func TestDiffusion_synctest(t *testing.T) {
-	for _, mode := range []devnet.Mode{devnet.ModeWhole, devnet.ModeSegmented, devnet.ModeSegmentedBatch} {
+	for _, mode := range diffusion.Modes() {
 		t.Run(string(mode), func(t *testing.T) {
 			res := synctestSimulate(t, smallConfig(mode))
 			if len(res.Slots) != 2 {
@@ -114,8 +118,7 @@ func TestDiffusion_synctest(t *testing.T) {
 				checkPTC(t, res, s)
 				checkBytes(t, res, s, slot)
 				p50, _ := s.Quantile(0.5)
-				mean, _ := s.Copies()
-				t.Logf("slot %d: p50 %v, copies %.2f, PTC %d/%d", s.Slot, p50.Round(time.Millisecond), mean, s.PTC.PayloadPresent, s.PTC.Size)
+				t.Logf("slot %d: p50 %v, copies %.2f, PTC %d/%d", s.Slot, p50.Round(time.Millisecond), stats.Mean(s.Copies()), s.PTC.PayloadPresent, s.PTC.Size)
 			}
 			checkServe(t, res)
 		})
@@ -127,10 +130,18 @@ func checkPTC(t *testing.T, res *embedded.Result, s embedded.SlotResult) {
 	t.Helper()
 	c := res.Config
 	deadline := res.Timing.PayloadDeadline(s.Slot)
-	committee := embedded.PTCCommittee(c.Seed, s.Slot, (c.Nodes-1)*c.ValidatorsPerNode, c.PTCSize)
+	var owners []int // validator → node: every node but the builder runs ValidatorsPerNode
+	for i := range c.Nodes {
+		for range c.ValidatorsPerNode {
+			if i != c.Builder {
+				owners = append(owners, i)
+			}
+		}
+	}
+	committee := chain.PTCCommittee(c.Seed, s.Slot, len(owners), c.PTCSize)
 	want := 0
 	for _, v := range committee {
-		node := 1 + v/c.ValidatorsPerNode
+		node := owners[v]
 		if d := s.Completion[node]; d >= 0 && !s.Reveal.Add(d).After(deadline) {
 			want++
 		}
@@ -153,7 +164,7 @@ func checkBytes(t *testing.T, res *embedded.Result, s embedded.SlotResult, slot 
 		recv += s.DataBytes[i]
 		sent += s.SentBytes[i]
 		dropped += s.DroppedBytes[i]
-		if i > 0 && s.DataBytes[i] < int64(s.CompressedSize) {
+		if i != res.Builder && s.DataBytes[i] < int64(s.CompressedSize) {
 			t.Errorf("slot %s: %s received %d data bytes, less than one copy (%d)", slot, embedded.NodeID(i), s.DataBytes[i], s.CompressedSize)
 		}
 		for kind, want := range map[string]int64{"data": s.DataBytes[i], "control": s.ControlBytes[i]} {
@@ -242,6 +253,45 @@ func TestSameSeed_synctest(t *testing.T) {
 	}
 }
 
+// TestBuilderFromConfig_synctest: the builder is whichever node the
+// configuration names, not node 0: it holds the builder role, reveals every
+// payload, runs no validators, and every other node completes.
+func TestBuilderFromConfig_synctest(t *testing.T) {
+	c := smallConfig(devnet.ModeSegmentedBatch)
+	c.Builder = 9
+	c.BuilderClass = devnet.LinkDatacenter
+	res := synctestSimulate(t, c)
+	if res.Builder != 9 {
+		t.Fatalf("result names builder %d, want 9", res.Builder)
+	}
+	for i, n := range res.Nodes {
+		isBuilder := slices.Contains(n.Roles, devnet.RoleBuilder)
+		if isBuilder != (i == 9) {
+			t.Errorf("%s roles %v", n.ID, n.Roles)
+		}
+		if (i == 9) != (n.LinkClass == devnet.LinkDatacenter) || (i == 9) != (n.Validators == 0) {
+			t.Errorf("%s: class %s, %d validators", n.ID, n.LinkClass, n.Validators)
+		}
+	}
+	for _, s := range res.Slots {
+		if s.Completion[9] != 0 || s.Proposer == 9 {
+			t.Errorf("slot %d: builder completion %v, proposer %d", s.Slot, s.Completion[9], s.Proposer)
+		}
+		for i, d := range s.Completion {
+			if d < 0 {
+				t.Errorf("slot %d: %s never completed", s.Slot, embedded.NodeID(i))
+			}
+		}
+		checkPTC(t, res, s)
+	}
+	if _, ok := gauge(t, res, 9, "payload_diffusion_reveal_timestamp_seconds", map[string]string{"slot": "1"}); !ok {
+		t.Error("node-009 exports no reveal timestamp")
+	}
+	if _, ok := gauge(t, res, 0, "payload_diffusion_reveal_timestamp_seconds", map[string]string{"slot": "1"}); ok {
+		t.Error("node-000 exports a reveal timestamp although it is not the builder")
+	}
+}
+
 func roles(n embedded.NodeInfo) []string {
 	var out []string
 	for _, r := range n.Roles {
@@ -259,7 +309,7 @@ func checkServe(t *testing.T, res *embedded.Result) {
 		t.Fatalf("serve: %v", err)
 	}
 	defer srv.Close()
-	e := srv.Endpoints()
+	e := embedded.EndpointsOf(res, srv.URL())
 	if len(e.Nodes) != len(res.Nodes) || len(e.PTC) != len(res.Slots) {
 		t.Fatalf("endpoints list %d nodes and %d PTC slots, want %d and %d", len(e.Nodes), len(e.PTC), len(res.Nodes), len(res.Slots))
 	}

@@ -1,19 +1,17 @@
 package embedded
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/embedded/node"
+	"github.com/segdiff/segdiff/embedded/serve"
 )
+
+// ClientName is the client label every embedded node exports.
+const ClientName = node.ClientName
 
 // Endpoints is the JSON descriptor a served simulation writes for the
 // embedded backend (and anyone else): where each node's metrics are, the
@@ -36,51 +34,14 @@ type EndpointSlot struct {
 	Warm bool   `json:"warm"`
 }
 
-// Server serves every node's registry at /nodes/<id>/metrics on one
-// listener, after the simulation (outside the synctest bubble), so the suite
-// scrapes a simulated node exactly as it would a client's metrics port.
-// Close stops it. It is safe for concurrent use.
-type Server struct {
-	srv *http.Server
-	ln  net.Listener
-	res *Result
-}
-
-// Serve starts serving res's registries on addr ("127.0.0.1:0" picks a
-// port). It returns once the listener is bound.
-func Serve(addr string, res *Result) (*Server, error) {
-	if len(res.Registries) != len(res.Nodes) {
-		return nil, fmt.Errorf("serve metrics: %d registries for %d nodes", len(res.Registries), len(res.Nodes))
+// Serve starts serving res's per-node metrics on addr ("127.0.0.1:0"
+// picks a port), after the simulation (outside the synctest bubble).
+func Serve(addr string, res *Result) (*serve.Server, error) {
+	ids := make([]string, len(res.Nodes))
+	for i, n := range res.Nodes {
+		ids[i] = n.ID
 	}
-	mux := http.NewServeMux()
-	for i, reg := range res.Registries {
-		mux.Handle("/nodes/"+res.Nodes[i].ID+"/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("serve metrics: %w", err)
-	}
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln: ln, res: res}
-	go func() { _ = s.srv.Serve(ln) }()
-	return s, nil
-}
-
-// URL returns the base URL (http://host:port).
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
-
-// Endpoints describes the served network.
-func (s *Server) Endpoints() Endpoints {
-	return EndpointsOf(s.res, s.URL())
-}
-
-// Close stops serving.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("close metrics server: %w", err)
-	}
-	return nil
+	return serve.Start(addr, ids, res.Registries)
 }
 
 // EndpointsOf describes res with metrics under baseURL ("" leaves the URLs
@@ -90,7 +51,7 @@ func EndpointsOf(res *Result, baseURL string) Endpoints {
 	for _, n := range res.Nodes {
 		node := devnet.Node{ID: n.ID, Roles: n.Roles, LinkClass: n.LinkClass, Region: n.Region, Client: ClientName}
 		if baseURL != "" {
-			node.MetricsURL = baseURL + "/nodes/" + n.ID + "/metrics"
+			node.MetricsURL = baseURL + serve.MetricsPath(n.ID)
 		}
 		e.Nodes = append(e.Nodes, node)
 	}

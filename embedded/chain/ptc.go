@@ -1,9 +1,10 @@
-package embedded
+package chain
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"math/rand/v2"
+
+	"github.com/segdiff/segdiff/embedded/seeds"
 )
 
 // Balance constants of compute_balance_weighted_selection (Gloas): every
@@ -16,7 +17,7 @@ const (
 	slotsPerEpoch        = 32
 )
 
-// ptcCommittee draws slot's payload-timeliness committee of size members
+// PTCCommittee draws slot's payload-timeliness committee of size members
 // from validators 0..total−1 as the spec does: the slot's candidates are its
 // beacon committees (a seeded shuffle of all validators, 1/32 of them per
 // slot), then compute_balance_weighted_selection with shuffle_indices=False
@@ -24,8 +25,8 @@ const (
 // effective_balance·0xffff ≥ MAX_EFFECTIVE_BALANCE_ELECTRA·r, r being
 // 16-bit values of SHA-256(seed ‖ i/16). Members may repeat (the walk
 // wraps), exactly as on chain. It returns validator indices.
-func ptcCommittee(seed int64, slot uint64, total, size int) []int {
-	rng := rand.New(rand.NewPCG(uint64(seed)^0x70c0ffee, slot))
+func PTCCommittee(seed int64, slot uint64, total, size int) []int {
+	rng := seeds.PTC(seed, slot)
 	perm := rng.Perm(total)
 	n := max(total/slotsPerEpoch, 1)
 	candidates := perm[:n]

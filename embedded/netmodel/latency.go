@@ -1,10 +1,13 @@
-package embedded
+package netmodel
 
 import (
+	"fmt"
 	"net"
 	"time"
 
 	"github.com/marcopolo/simnet"
+
+	"github.com/segdiff/segdiff/embedded/seeds"
 )
 
 // Regions of the "geo" latency model, in matrix order, with their weights
@@ -26,21 +29,16 @@ var (
 // unknownLatency is used for packets whose endpoints are not simulated nodes.
 const unknownLatency = 25 * time.Millisecond
 
-// geoMix is the splitmix64 finalizer the prototype uses for placement and
-// jitter, so a seed places nodes exactly as the study did.
-func geoMix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// Latency models.
+const (
+	LatencyGeo     = "geo"     // five regions, the prototype's matrix and jitter
+	LatencyUniform = "uniform" // one fixed one-way latency between every pair
+)
 
-// regionOf places node i: geoMix(seed ^ 0x9e01a7e ^ i) mod 100 against the
-// cumulative region weights.
-func regionOf(seed int64, i int) int {
-	v := geoMix(uint64(seed)^0x9e01a7e^uint64(i)) % 100
+// RegionOf places node i: seeds.Mix(seed ^ RegionSalt ^ i) mod 100 against
+// the cumulative region weights.
+func RegionOf(seed int64, i int) int {
+	v := seeds.Mix(uint64(seed)^seeds.RegionSalt^uint64(i)) % 100
 	var cum uint64
 	for r, w := range regionWeights {
 		cum += w
@@ -51,63 +49,73 @@ func regionOf(seed int64, i int) int {
 	return len(regionWeights) - 1
 }
 
-// latencyModel is a precomputed one-way latency matrix between node indices.
+// Latency is a precomputed one-way latency matrix between node indices.
 // It is read-only after construction, so the per-packet lookup is safe from
 // every simnet goroutine.
-type latencyModel struct {
+type Latency struct {
 	n       int
 	oneWay  []time.Duration // n×n
 	regions []int           // region index per node; nil for uniform
 }
 
-func newLatencyModel(c Config) *latencyModel {
-	m := &latencyModel{n: c.Nodes, oneWay: make([]time.Duration, c.Nodes*c.Nodes)}
-	if c.Latency == "uniform" {
+// LatencyMatrixBytes is the memory NewLatency takes for n nodes.
+func LatencyMatrixBytes(n int) int64 { return int64(n) * int64(n) * 8 }
+
+// NewLatency builds the latency between n nodes: model LatencyUniform gives
+// every pair uniform one way; LatencyGeo places nodes in regions by seed
+// and applies the region matrix with a fixed per-pair jitter.
+func NewLatency(model string, n int, seed int64, uniform time.Duration) (*Latency, error) {
+	m := &Latency{n: n, oneWay: make([]time.Duration, n*n)}
+	switch model {
+	case LatencyUniform:
 		for i := range m.oneWay {
-			m.oneWay[i] = c.UniformLatency
+			m.oneWay[i] = uniform
 		}
-		return m
+		return m, nil
+	case LatencyGeo:
+	default:
+		return nil, fmt.Errorf("latency model %q, want %s or %s", model, LatencyGeo, LatencyUniform)
 	}
-	m.regions = make([]int, c.Nodes)
+	m.regions = make([]int, n)
 	for i := range m.regions {
-		m.regions[i] = regionOf(c.Seed, i)
+		m.regions[i] = RegionOf(seed, i)
 	}
-	for lo := 0; lo < c.Nodes; lo++ {
-		m.oneWay[lo*c.Nodes+lo] = time.Millisecond
-		for hi := lo + 1; hi < c.Nodes; hi++ {
+	for lo := 0; lo < n; lo++ {
+		m.oneWay[lo*n+lo] = time.Millisecond
+		for hi := lo + 1; hi < n; hi++ {
 			// Per-pair jitter fixed for the run: 0.8 + 0.4·(mix mod 1024)/1024.
-			j := 0.8 + 0.4*float64(geoMix(uint64(c.Seed)^(uint64(lo)<<20)^uint64(hi))%1024)/1024
+			j := 0.8 + 0.4*float64(seeds.Mix(uint64(seed)^(uint64(lo)<<20)^uint64(hi))%1024)/1024
 			base := regionBaseMs[m.regions[lo]][m.regions[hi]]
 			d := time.Duration(base * j * float64(time.Millisecond))
-			m.oneWay[lo*c.Nodes+hi] = d
-			m.oneWay[hi*c.Nodes+lo] = d
+			m.oneWay[lo*n+hi] = d
+			m.oneWay[hi*n+lo] = d
 		}
 	}
-	return m
+	return m, nil
 }
 
-// region names node i's region ("" under uniform latency).
-func (m *latencyModel) region(i int) string {
+// Region names node i's region ("" under uniform latency).
+func (m *Latency) Region(i int) string {
 	if m.regions == nil {
 		return ""
 	}
 	return Regions[m.regions[i]]
 }
 
-// between returns the one-way latency from node a to node b.
-func (m *latencyModel) between(a, b int) time.Duration {
+// Between returns the one-way latency from node a to node b.
+func (m *Latency) Between(a, b int) time.Duration {
 	return m.oneWay[a*m.n+b]
 }
 
-// packetLatency is the simnet LatencyFunc: node indices come from the packet
-// addresses (simnet.IntToPublicIPv4: low three octets minus one).
-func (m *latencyModel) packetLatency(p *simnet.Packet) time.Duration {
+// PacketLatency is the simnet LatencyFunc: node indices come from the
+// packet addresses (simnet.IntToPublicIPv4: low three octets minus one).
+func (m *Latency) PacketLatency(p *simnet.Packet) time.Duration {
 	a, okA := nodeIndex(p.From, m.n)
 	b, okB := nodeIndex(p.To, m.n)
 	if !okA || !okB {
 		return unknownLatency
 	}
-	return m.between(a, b)
+	return m.Between(a, b)
 }
 
 func nodeIndex(addr net.Addr, n int) (int, bool) {

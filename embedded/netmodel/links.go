@@ -1,4 +1,4 @@
-package embedded
+package netmodel
 
 import (
 	"fmt"
@@ -17,47 +17,60 @@ const (
 	defaultCustomMbp = 50
 )
 
-// linkRates returns the uplink and downlink rates of a class. Only
-// BitsPerSecond is set: simnet's default MTU (1500 B) is the token bucket's
-// burst, and each direction queues per flow with FQ-CoDel.
-func (c Config) linkRates(class devnet.LinkClass) (simnet.NodeBiDiLinkSettings, error) {
-	mk := func(up, down int) simnet.NodeBiDiLinkSettings {
-		return simnet.NodeBiDiLinkSettings{
-			Uplink:   simnet.LinkSettings{BitsPerSecond: up * simlibp2p.OneMbps},
-			Downlink: simnet.LinkSettings{BitsPerSecond: down * simlibp2p.OneMbps},
-		}
-	}
+// Rates is a link's uplink and downlink, in Mbps.
+type Rates struct{ UpMbps, DownMbps int }
+
+// CustomRates are the rates of the "custom" class; zero values take 50 Mbps
+// up and twice the uplink down.
+type CustomRates Rates
+
+// ClassRates returns the rates of a link class.
+func ClassRates(class devnet.LinkClass, custom CustomRates) (Rates, error) {
 	switch class {
 	case devnet.LinkHome, "":
-		return mk(homeUpMbps, homeDownMbps), nil
+		return Rates{homeUpMbps, homeDownMbps}, nil
 	case devnet.LinkDatacenter:
-		return mk(datacenterMbps, datacenterMbps), nil
+		return Rates{datacenterMbps, datacenterMbps}, nil
 	case devnet.LinkCustom:
-		up, down := c.CustomUpMbps, c.CustomDownMbps
+		up, down := custom.UpMbps, custom.DownMbps
 		if up <= 0 {
 			up = defaultCustomMbp
 		}
 		if down <= 0 {
 			down = 2 * up
 		}
-		return mk(up, down), nil
+		return Rates{up, down}, nil
 	}
-	return simnet.NodeBiDiLinkSettings{}, fmt.Errorf("unknown link class %q (want home, datacenter or custom)", class)
+	return Rates{}, fmt.Errorf("unknown link class %q (want home, datacenter or custom)", class)
 }
 
-// linkClasses assigns each node its class: node 0 (the builder) gets
-// BuilderClass, nodes 1..⌊share·(n−1)⌋ datacenter, the rest NodeClass.
-func (c Config) linkClasses() []devnet.LinkClass {
-	classes := make([]devnet.LinkClass, c.Nodes)
-	dc := int(c.DatacenterShare * float64(c.Nodes-1))
+// Settings are simnet's settings for r. Only BitsPerSecond is set: simnet's
+// default MTU (1500 B) is the token bucket's burst, and each direction
+// queues per flow with FQ-CoDel, as the prototype ran under synctest.
+func (r Rates) Settings() simnet.NodeBiDiLinkSettings {
+	return simnet.NodeBiDiLinkSettings{
+		Uplink:   simnet.LinkSettings{BitsPerSecond: r.UpMbps * simlibp2p.OneMbps},
+		Downlink: simnet.LinkSettings{BitsPerSecond: r.DownMbps * simlibp2p.OneMbps},
+	}
+}
+
+// Classes assigns n nodes their link class: the builder gets builderClass;
+// the first ⌊share·(n−1)⌋ other nodes by index get datacenter links, as
+// the prototype assigns them; the rest nodeClass.
+func Classes(n, builder int, builderClass, nodeClass devnet.LinkClass, datacenterShare float64) []devnet.LinkClass {
+	classes := make([]devnet.LinkClass, n)
+	dc := int(datacenterShare * float64(n-1))
+	others := 0
 	for i := range classes {
 		switch {
-		case i == 0:
-			classes[i] = c.BuilderClass
-		case i <= dc:
+		case i == builder:
+			classes[i] = builderClass
+		case others < dc:
 			classes[i] = devnet.LinkDatacenter
+			others++
 		default:
-			classes[i] = c.NodeClass
+			classes[i] = nodeClass
+			others++
 		}
 		if classes[i] == "" {
 			classes[i] = devnet.LinkHome
@@ -66,20 +79,16 @@ func (c Config) linkClasses() []devnet.LinkClass {
 	return classes
 }
 
-// linkGroups turns per-node classes into simlibp2p's run-length groups, which
+// Groups turns per-node rates into simlibp2p's run-length groups, which
 // create hosts in index order.
-func (c Config) linkGroups(classes []devnet.LinkClass) ([]simlibp2p.NodeLinkSettingsAndCount, error) {
+func Groups(rates []Rates) []simlibp2p.NodeLinkSettingsAndCount {
 	var groups []simlibp2p.NodeLinkSettingsAndCount
-	for i, class := range classes {
-		if i > 0 && class == classes[i-1] {
+	for i, r := range rates {
+		if i > 0 && r == rates[i-1] {
 			groups[len(groups)-1].Count++
 			continue
 		}
-		s, err := c.linkRates(class)
-		if err != nil {
-			return nil, fmt.Errorf("node %d: %w", i, err)
-		}
-		groups = append(groups, simlibp2p.NodeLinkSettingsAndCount{LinkSettings: s, Count: 1})
+		groups = append(groups, simlibp2p.NodeLinkSettingsAndCount{LinkSettings: r.Settings(), Count: 1})
 	}
-	return groups, nil
+	return groups
 }

@@ -1,10 +1,15 @@
-package embedded
+// Package netmodel is the embedded devnet's network model: the topology
+// (who connects to whom), the latency between every pair of nodes and each
+// node's access link. It is pure and seeded: the same inputs give the same
+// network, and nothing here touches a socket.
+package netmodel
 
 import (
 	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"slices"
+
+	"github.com/segdiff/segdiff/embedded/seeds"
 )
 
 // Edge is an undirected connection between two node indices, A < B.
@@ -23,7 +28,7 @@ func RandomRegular(n, d int, seed int64) ([]Edge, error) {
 	if n*d%2 != 0 {
 		return nil, fmt.Errorf("random regular graph: n·d = %d·%d is odd", n, d)
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
+	rng := seeds.Topology(seed)
 	key := func(a, b int) uint64 {
 		if a > b {
 			a, b = b, a

@@ -1,8 +1,13 @@
-package embedded
+// Package node is one simulated beacon node of the embedded devnet: a
+// libp2p host running gossipsub, the beacon block topic and its install
+// rule, the node's metrics (the contract's Recorder), a raw tracer that
+// attributes gossip bytes to payload slots, and the diffusion policy the
+// run selected, which the node hosts through diffusion.Env. A node knows
+// nothing of the run around it: it reports completions through a Sink.
+package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,8 +18,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/embedded/chain"
 	"github.com/segdiff/segdiff/metrics"
 )
 
@@ -28,158 +34,193 @@ const (
 	outboundQueueSize = 600
 	validateQueueSize = 600
 	subBufferSize     = 1024
-	// validatorConcurrency bounds payload messages parked in the validator
-	// per node; far above K duplicates of a slot.
-	validatorConcurrency = 4096
 )
 
-// node is one simulated beacon node: a libp2p host with gossipsub, its
-// block and payload topics, its metrics and its view of each slot.
-type node struct {
-	idx          int
-	run          *run
-	host         host.Host
-	ps           *pubsub.PubSub
-	blockTopic   *pubsub.Topic
-	payloadTopic *pubsub.Topic
-	reg          *prometheus.Registry
-	rec          *metrics.Recorder
-	tr           *tracer
-	installDelay time.Duration
+// HeartbeatInterval is Prysm's gossipsub heartbeat.
+const HeartbeatInterval = 700 * time.Millisecond
 
-	mu    sync.Mutex
-	slots map[uint64]*nodeSlot
+// MeshBounds derives Dlo and Dhi from D with Prysm's ratios (8 → 6 and 12).
+func MeshBounds(d int) (dlo, dhi int) {
+	dlo = max(d*3/4, 1)
+	dhi = max(d*3/2, d+1)
+	return dlo, dhi
 }
 
-// nodeSlot is what a node knows about one slot. installed is closed when the
-// block is installed; blk, root and reasm are set before that and read-only
-// after.
-type nodeSlot struct {
-	installed chan struct{}
-	arrived   time.Time
-	installAt time.Time
-	blk       block
-	root      [32]byte
-	reasm     *eip8411.Reassembler
-	completed time.Time
-}
-
-func (n *node) slot(s uint64) *nodeSlot {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	st, ok := n.slots[s]
-	if !ok {
-		st = &nodeSlot{installed: make(chan struct{})}
-		n.slots[s] = st
-	}
-	return st
-}
-
-// heartbeatInterval is Prysm's gossipsub heartbeat.
-const heartbeatInterval = 700 * time.Millisecond
-
-// gossipParams are Prysm's: D=8, Dlo=6, Dhi=12 (scaled with MeshD),
-// heartbeat 700 ms, history 6/3, Dlazy 6 and gossip factor 0.25 (both
-// configurable); everything else the library default (IDONTWANT threshold
-// 1 KiB, PruneBackoff 1 min, ...).
-func gossipParams(c Config) pubsub.GossipSubParams {
+// GossipParams are Prysm's: D (here d), Dlo and Dhi from MeshBounds,
+// heartbeat 700 ms, history 6/3, Dlazy and gossip factor as given (library
+// defaults 6 and 0.25); everything else the library default (IDONTWANT
+// threshold 1 KiB, PruneBackoff 1 min, ...).
+func GossipParams(d, dlazy int, gossipFactor float64) pubsub.GossipSubParams {
 	p := pubsub.DefaultGossipSubParams()
-	p.D = c.MeshD
-	p.Dlo, p.Dhi = c.meshBounds()
-	p.Dout = min(p.Dout, p.Dlo-1, p.D/2-1)
-	p.Dout = max(p.Dout, 0)
+	p.D = d
+	p.Dlo, p.Dhi = MeshBounds(d)
+	p.Dout = max(min(p.Dout, p.Dlo-1, p.D/2-1), 0)
 	p.Dscore = min(p.Dscore, p.Dhi)
-	p.Dlazy = c.GossipLazy
-	p.GossipFactor = c.GossipFactor
-	p.HeartbeatInterval = heartbeatInterval
+	p.Dlazy = dlazy
+	p.GossipFactor = gossipFactor
+	p.HeartbeatInterval = HeartbeatInterval
 	p.HistoryLength = 6
 	p.HistoryGossip = 3
 	return p
 }
 
-// start creates the node's metrics and pubsub router, once its connections
-// are up (see README: router start order).
-func (n *node) start(ctx context.Context) error {
+// Sink receives what a node reports to the run around it. It must be safe
+// for concurrent use.
+type Sink interface {
+	// Completed: node held slot's verified payload at t (first time only).
+	Completed(node int, slot uint64, at time.Time)
+	// Deferred: node parked a payload message until its block installed.
+	Deferred(node int)
+}
+
+// Spec is one node's part of the run's configuration.
+type Spec struct {
+	Index int
+	// Role is how the node behaves towards payload messages.
+	Role diffusion.Role
+	// InstallDelay is how long after a block arrives the node installs it
+	// (the state transition and fork choice it stands for); a block the
+	// node proposed itself is installed at once.
+	InstallDelay time.Duration
+	// Gossip are the router's parameters.
+	Gossip pubsub.GossipSubParams
+}
+
+// Node is one simulated beacon node. Create it with New, then Start (the
+// router) once its connections are up, then Join.
+type Node struct {
+	spec   Spec
+	host   host.Host
+	policy diffusion.Policy
+	pnode  diffusion.Node
+	sink   Sink
+
+	reg        *prometheus.Registry
+	rec        *metrics.Recorder
+	tr         *tracer
+	ps         *pubsub.PubSub
+	blockTopic *pubsub.Topic
+
+	mu    sync.Mutex
+	slots map[uint64]*slotState
+}
+
+// slotState is what a node knows about one slot. installed is closed when
+// the block is installed; commit and installAt are set before that and
+// read-only after.
+type slotState struct {
+	installed chan struct{}
+	arrived   time.Time
+	installAt time.Time
+	commit    diffusion.Commitment
+	completed time.Time
+}
+
+// New prepares a node on h running policy; nothing runs until Start.
+func New(spec Spec, h host.Host, policy diffusion.Policy, sink Sink) (*Node, error) {
 	reg := prometheus.NewRegistry()
-	rec, err := metrics.NewRecorder(reg, metrics.WithInfo(string(n.run.cfg.Mode), eip8411.FormatSegdiff1, ClientName))
+	rec, err := metrics.NewRecorder(reg, metrics.WithInfo(string(policy.Mode()), eip8411.FormatSegdiff1, ClientName))
 	if err != nil {
-		return fmt.Errorf("node %d: %w", n.idx, err)
+		return nil, fmt.Errorf("node %d: %w", spec.Index, err)
 	}
-	n.reg, n.rec = reg, rec
-	n.tr = newTracer(n, n.run.payloadTopic())
-	ps, err := pubsub.NewGossipSub(ctx, n.host,
-		pubsub.WithGossipSubParams(gossipParams(n.run.cfg)),
+	n := &Node{spec: spec, host: h, policy: policy, sink: sink, reg: reg, rec: rec, slots: map[uint64]*slotState{}}
+	n.tr = newTracer(rec, policy)
+	n.pnode = policy.NewNode(n)
+	return n, nil
+}
+
+// Start creates the node's pubsub router, once its connections are up (a
+// router created before the dials lost whole groups of peers' streams in
+// small networks; created after, it adopts the existing connections).
+func (n *Node) Start(ctx context.Context) error {
+	opts := []pubsub.Option{
+		pubsub.WithGossipSubParams(n.spec.Gossip),
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),
-		pubsub.WithMessageIdFn(func(m *pb.Message) string { return contentID(m.GetTopic(), m.Data) }),
+		pubsub.WithMessageIdFn(func(m *pb.Message) string { return diffusion.ContentID(m.GetTopic(), m.Data) }),
 		pubsub.WithMaxMessageSize(maxMessageSize),
 		pubsub.WithPeerOutboundQueueSize(outboundQueueSize),
 		pubsub.WithValidateQueueSize(validateQueueSize),
 		pubsub.WithRawTracer(n.tr),
-	)
+	}
+	ps, err := pubsub.NewGossipSub(ctx, n.host, append(opts, n.pnode.RouterOptions()...)...)
 	if err != nil {
-		return fmt.Errorf("node %d: new gossipsub: %w", n.idx, err)
+		return fmt.Errorf("node %d: new gossipsub: %w", n.spec.Index, err)
 	}
 	n.ps = ps
 	return nil
 }
 
-// join joins and subscribes both topics, registers the validators and starts
-// the goroutines that drain the subscriptions (an unread subscription drops
-// messages, which would look like a slow network).
-func (n *node) join(ctx context.Context) error {
-	var err error
-	if err = n.ps.RegisterTopicValidator(topicBlock, n.validateBlock, pubsub.WithValidatorInline(true)); err != nil {
-		return fmt.Errorf("node %d: register block validator: %w", n.idx, err)
+// Join joins the block topic (with its install rule) and the policy's
+// payload topic, and drains both subscriptions until ctx ends (an unread
+// subscription drops messages, which would look like a slow network).
+func (n *Node) Join(ctx context.Context) error {
+	if err := n.ps.RegisterTopicValidator(chain.BlockTopic, n.validateBlock, pubsub.WithValidatorInline(true)); err != nil {
+		return fmt.Errorf("node %d: register block validator: %w", n.spec.Index, err)
 	}
-	if n.blockTopic, err = n.ps.Join(topicBlock); err != nil {
-		return fmt.Errorf("node %d: join %s: %w", n.idx, topicBlock, err)
-	}
-	topic := n.run.payloadTopic()
-	var opts []pubsub.TopicOpt
-	if topic == topicSegment {
-		opts = append(opts, pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) }))
-	}
-	if err = n.ps.RegisterTopicValidator(topic, n.validatePayload, pubsub.WithValidatorConcurrency(validatorConcurrency)); err != nil {
-		return fmt.Errorf("node %d: register payload validator: %w", n.idx, err)
-	}
-	if n.payloadTopic, err = n.ps.Join(topic, opts...); err != nil {
-		return fmt.Errorf("node %d: join %s: %w", n.idx, topic, err)
-	}
-	bsub, err := n.blockTopic.Subscribe(pubsub.WithBufferSize(subBufferSize))
+	t, err := n.ps.Join(chain.BlockTopic)
 	if err != nil {
-		return fmt.Errorf("node %d: subscribe %s: %w", n.idx, topicBlock, err)
+		return fmt.Errorf("node %d: join %s: %w", n.spec.Index, chain.BlockTopic, err)
 	}
-	psub, err := n.payloadTopic.Subscribe(pubsub.WithBufferSize(subBufferSize))
+	n.blockTopic = t
+	sub, err := t.Subscribe(pubsub.WithBufferSize(subBufferSize))
 	if err != nil {
-		return fmt.Errorf("node %d: subscribe %s: %w", n.idx, topic, err)
+		return fmt.Errorf("node %d: subscribe %s: %w", n.spec.Index, chain.BlockTopic, err)
 	}
-	go drain(ctx, bsub, func(*pubsub.Message) {})
-	go drain(ctx, psub, n.deliver)
+	go func() {
+		defer sub.Cancel()
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	if err := n.pnode.Join(ctx, n.ps); err != nil {
+		return fmt.Errorf("node %d: %w", n.spec.Index, err)
+	}
 	return nil
 }
 
-func drain(ctx context.Context, sub *pubsub.Subscription, f func(*pubsub.Message)) {
-	defer sub.Cancel()
-	for {
-		m, err := sub.Next(ctx)
-		if err != nil {
-			return
-		}
-		f(m)
+// PublishBlock publishes b (the node proposes it).
+func (n *Node) PublishBlock(ctx context.Context, b chain.Block) error {
+	if err := n.blockTopic.Publish(ctx, b.Encode()); err != nil {
+		return fmt.Errorf("node %d: publish block %d: %w", n.spec.Index, b.Slot, err)
 	}
+	return nil
+}
+
+// Reveal publishes a prepared payload from this node (the builder), which
+// holds it complete from this instant.
+func (n *Node) Reveal(ctx context.Context, p *diffusion.Prepared) (time.Time, error) {
+	at := time.Now()
+	g := p.Payload.Group
+	n.rec.Revealed(p.Payload.Slot, at, g.RawSize(), g.CompressedSize(), len(p.Messages))
+	n.complete(p.Payload.Slot)
+	if err := n.pnode.Publish(ctx, p); err != nil {
+		return at, fmt.Errorf("node %d: %w", n.spec.Index, err)
+	}
+	return at, nil
+}
+
+func (n *Node) slot(s uint64) *slotState {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st, ok := n.slots[s]
+	if !ok {
+		st = &slotState{installed: make(chan struct{})}
+		n.slots[s] = st
+	}
+	return st
 }
 
 // validateBlock runs inline on the first copy of a block: it records the
 // arrival and schedules the install after the node's install delay. Blocks
-// are relayed at once; installing (state transition, fork choice) is what
-// the delay stands for.
-func (n *node) validateBlock(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
-	b, err := decodeBlock(m.Data)
+// are relayed at once; installing is what the delay stands for.
+func (n *Node) validateBlock(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	b, err := chain.DecodeBlock(m.Data)
 	if err != nil {
 		return pubsub.ValidationReject
 	}
-	own := from == n.host.ID()
 	now := time.Now()
 	st := n.slot(b.Slot)
 	n.mu.Lock()
@@ -190,157 +231,30 @@ func (n *node) validateBlock(_ context.Context, from peer.ID, m *pubsub.Message)
 	st.arrived = now
 	n.mu.Unlock()
 	n.rec.BlockArrived(b.Slot, now)
-	delay := n.installDelay
-	if own {
+	delay := n.spec.InstallDelay
+	if from == n.host.ID() {
 		delay = 0 // the proposer built it
 	}
 	time.AfterFunc(delay, func() { n.install(st, b) })
 	return pubsub.ValidationAccept
 }
 
-func (n *node) install(st *nodeSlot, b block) {
-	var reasm *eip8411.Reassembler
-	if n.run.cfg.Mode != devnet.ModeWhole {
-		r, err := eip8411.NewReassembler(b.Descriptor)
-		if err != nil {
-			return // never installed: its payload messages time out
-		}
-		reasm = r
+func (n *Node) install(st *slotState, b chain.Block) {
+	if err := b.Descriptor.Validate(); err != nil {
+		return // never installed: its payload messages time out
 	}
 	now := time.Now()
 	n.mu.Lock()
-	st.blk, st.root, st.reasm, st.installAt = b, b.root(), reasm, now
+	st.commit = diffusion.Commitment{Slot: b.Slot, BlockRoot: b.Root(), Descriptor: b.Descriptor}
+	st.installAt = now
 	n.mu.Unlock()
 	n.rec.BlockInstalled(b.Slot, now)
 	close(st.installed)
 }
 
-// validatePayload is the "no relay before install" rule. go-libp2p-pubsub
-// marks an id seen before validators run, so a message answered with Ignore
-// because its block is not installed would be lost for good: later copies
-// are dropped as duplicates and never requested. Instead the validator (an
-// asynchronous one, so the router keeps running) parks the message until its
-// block is installed, bounded by InstallTimeout, then verifies it against
-// the installed block. Until it returns Accept the message is neither
-// forwarded nor in the message cache, so it cannot be served to IWANTs.
-func (n *node) validatePayload(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
-	if from == n.host.ID() {
-		return pubsub.ValidationAccept // the builder's own publish
-	}
-	slot, ok := payloadSlot(m.Data)
-	if !ok {
-		n.rec.SegmentRejected(eip8411.ReasonDecode)
-		return pubsub.ValidationReject
-	}
-	st := n.slot(slot)
-	select {
-	case <-st.installed:
-	default:
-		n.rec.SegmentDeferred()
-		n.run.noteDeferred(n.idx)
-		t := time.NewTimer(n.run.cfg.InstallTimeout)
-		select {
-		case <-st.installed:
-			t.Stop()
-		case <-t.C:
-			n.rec.SegmentRejected(metrics.ReasonInstallTimeout)
-			return pubsub.ValidationIgnore
-		case <-ctx.Done():
-			t.Stop()
-			return pubsub.ValidationIgnore
-		}
-	}
-	var err error
-	if n.run.cfg.Mode == devnet.ModeWhole {
-		err = verifyWhole(m.Data, st)
-	} else {
-		var seg *eip8411.Segment
-		if seg, err = verifySegment(m.Data, st); err == nil {
-			m.ValidatorData = seg
-		}
-	}
-	if err != nil {
-		reason := eip8411.Reason(err)
-		if reason == "" {
-			reason = eip8411.ReasonDecode
-		}
-		n.rec.SegmentRejected(reason)
-		return pubsub.ValidationReject
-	}
-	return pubsub.ValidationAccept
-}
-
-var errWrongBlock = fmt.Errorf("payload names another block: %w", eip8411.ErrGroupMismatch)
-
-func verifySegment(data []byte, st *nodeSlot) (*eip8411.Segment, error) {
-	seg, err := eip8411.DecodeSegment(data)
-	if err != nil {
-		return nil, err
-	}
-	if seg.BeaconBlockRoot != st.root {
-		return nil, errWrongBlock
-	}
-	if err := st.blk.Descriptor.Verify(seg); err != nil {
-		return nil, err
-	}
-	return seg, nil
-}
-
-// verifyWhole checks a whole envelope against the installed bid: it names
-// the block, its compressed bytes hash to the committed Merkle root (the same
-// commitment segments are checked against), and they decode strictly to a body.
-func verifyWhole(data []byte, st *nodeSlot) error {
-	_, root, compressed, err := decodeEnvelope(data)
-	if err != nil {
-		return fmt.Errorf("verify envelope: %w: %w", eip8411.ErrDecode, err)
-	}
-	if root != st.root {
-		return errWrongBlock
-	}
-	if err := st.blk.Descriptor.VerifyCompressed(compressed); err != nil {
-		return fmt.Errorf("verify envelope: %w", err)
-	}
-	if _, err := eip8411.DecompressBody(compressed); err != nil {
-		return fmt.Errorf("verify envelope: %w", err)
-	}
-	return nil
-}
-
-// deliver handles a validated payload message from the subscription.
-func (n *node) deliver(m *pubsub.Message) {
-	if m.ReceivedFrom == n.host.ID() {
-		return
-	}
-	slot, _ := payloadSlot(m.Data)
-	st := n.slot(slot)
-	<-st.installed // validation guarantees it; keeps the race detector informed
-	if n.run.cfg.Mode == devnet.ModeWhole {
-		n.rec.SegmentReceived(slot, false)
-		n.complete(slot, st)
-		return
-	}
-	seg, ok := m.ValidatorData.(*eip8411.Segment)
-	if !ok {
-		return
-	}
-	complete, dup, err := st.reasm.Add(seg)
-	if err != nil {
-		return // verified already; unreachable
-	}
-	n.rec.SegmentReceived(slot, dup)
-	if complete && !dup {
-		if _, err := st.reasm.Body(); err != nil {
-			if !errors.Is(err, eip8411.ErrIncomplete) {
-				n.rec.SegmentRejected(eip8411.ReasonDecode)
-			}
-			return
-		}
-		n.complete(slot, st)
-	}
-}
-
-func (n *node) complete(slot uint64, st *nodeSlot) {
+func (n *Node) complete(slot uint64) {
 	now := time.Now()
+	st := n.slot(slot)
 	n.mu.Lock()
 	if !st.completed.IsZero() {
 		n.mu.Unlock()
@@ -349,11 +263,65 @@ func (n *node) complete(slot uint64, st *nodeSlot) {
 	st.completed = now
 	n.mu.Unlock()
 	n.rec.Completed(slot, now)
-	n.run.noteCompleted(slot, n.idx, now)
+	n.sink.Completed(n.spec.Index, slot, now)
 }
 
-// installedAt returns when the node installed slot's block (zero if never).
-func (n *node) installedAt(slot uint64) time.Time {
+// diffusion.Env, for the node's policy.
+
+// Host is the node's libp2p host.
+func (n *Node) Host() host.Host { return n.host }
+
+// Installed is closed once slot's block is installed.
+func (n *Node) Installed(slot uint64) <-chan struct{} { return n.slot(slot).installed }
+
+// Commitment is what slot's installed block commits to.
+func (n *Node) Commitment(slot uint64) (diffusion.Commitment, bool) {
+	st := n.slot(slot)
+	select {
+	case <-st.installed:
+		return st.commit, true
+	default:
+		return diffusion.Commitment{}, false
+	}
+}
+
+// Role is the node's role.
+func (n *Node) Role() diffusion.Role { return n.spec.Role }
+
+// Events is where the policy reports.
+func (n *Node) Events() diffusion.Events { return events{n} }
+
+// events is the node's diffusion.Events: the metrics contract and the sink.
+type events struct{ n *Node }
+
+func (e events) Received(slot uint64, dup bool) { e.n.rec.SegmentReceived(slot, dup) }
+func (e events) Completed(slot uint64)          { e.n.complete(slot) }
+func (e events) Rejected(reason string)         { e.n.rec.SegmentRejected(reason) }
+func (e events) Deferred() {
+	e.n.rec.SegmentDeferred()
+	e.n.sink.Deferred(e.n.spec.Index)
+}
+func (e events) ReceivedBytes(slot uint64, control bool, size int) {
+	e.n.tr.received(slot, control, size)
+}
+
+// Readings after the run (or at any time; they are consistent snapshots).
+
+// Registry is the node's metrics registry.
+func (n *Node) Registry() *prometheus.Registry { return n.reg }
+
+// MeshSize is the node's mesh size on the payload topic.
+func (n *Node) MeshSize() int { return n.tr.meshSize() }
+
+// TopicPeers is how many peers the router knows as payload-topic
+// subscribers.
+func (n *Node) TopicPeers() int { return len(n.ps.ListPeers(n.policy.Topic())) }
+
+// Traffic returns what the node's tracer counted for slot.
+func (n *Node) Traffic(slot uint64) Traffic { return n.tr.traffic(slot) }
+
+// InstalledAt returns when the node installed slot's block (zero if never).
+func (n *Node) InstalledAt(slot uint64) time.Time {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if st, ok := n.slots[slot]; ok {
@@ -361,3 +329,6 @@ func (n *node) installedAt(slot uint64) time.Time {
 	}
 	return time.Time{}
 }
+
+// Close closes the node's host.
+func (n *Node) Close() error { return n.host.Close() }

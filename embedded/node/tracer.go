@@ -1,4 +1,4 @@
-package embedded
+package node
 
 import (
 	"sync"
@@ -9,153 +9,152 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/metrics"
 )
 
+// Traffic is what a node's tracer counted for one slot's payload.
+type Traffic struct {
+	// Data and Control are the bytes received (see tracer).
+	Data, Control int64
+	// Sent and Dropped are payload data bytes queued to peers and dropped
+	// from full queues: Σ received = Σ sent − Σ dropped.
+	Sent, Dropped int64
+	// FirstSent is when the node first queued a payload message (zero:
+	// never).
+	FirstSent time.Time
+	// IWantSent counts the payload message ids the node requested with
+	// IWANT (each can bring a full copy).
+	IWantSent int64
+}
+
 // tracer is one node's pubsub RawTracer. It attributes received payload
-// bytes to slots and keeps the node's mesh size on the payload topic.
+// bytes to slots, through the policy's Attribution, and keeps the node's
+// mesh size on the payload topic.
 //
 // Data bytes are len(Message.Data) of every Publish entry received on the
-// payload topic, duplicates included (no framing, no QUIC). Control bytes are
-// the protobuf bytes of each IHAVE/IWANT/IDONTWANT message id that names a
-// payload message (tag + length + id); the topic strings and the control
-// envelope are not attributed to any slot. A segment id carries its slot
-// (eip8411.ParseMessageID); a whole-mode id is a content hash, so it is
-// looked up in the run's registry of published payload ids, which the
-// builder fills before publishing (an oracle only a simulator has).
+// payload topic, duplicates included (no framing, no QUIC). Control bytes
+// are the protobuf bytes of each IHAVE/IWANT/IDONTWANT message id that
+// names a payload message (tag + length + id); the topic strings and the
+// control envelope are not attributed to any slot. A policy that sends
+// bytes of its own (outside gossipsub messages) adds them through
+// received.
 //
 // The hooks run synchronously inside pubsub and never block: they take a
 // mutex for a few map updates.
 type tracer struct {
-	n     *node
+	rec   *metrics.Recorder
+	attr  diffusion.Attribution
 	topic string
 
-	mu        sync.Mutex
-	mesh      map[peer.ID]struct{}
-	data      map[uint64]int64
-	control   map[uint64]int64
-	recvCount map[uint64]int64 // payload Publish entries received
-	sentData  map[uint64]int64 // payload data bytes queued to peers
-	dropData  map[uint64]int64 // payload data bytes dropped from queues
-	firstSent map[uint64]time.Time
-	iwantSent map[uint64]int64 // IWANT ids for payload messages this node sent
+	mu     sync.Mutex
+	mesh   map[peer.ID]struct{}
+	bySlot map[uint64]*Traffic
+	seen   map[uint64]bool // a data byte of the slot arrived
 }
 
 var _ pubsub.RawTracer = (*tracer)(nil)
 
-func newTracer(n *node, topic string) *tracer {
-	return &tracer{
-		n: n, topic: topic,
-		mesh:      map[peer.ID]struct{}{},
-		data:      map[uint64]int64{},
-		control:   map[uint64]int64{},
-		recvCount: map[uint64]int64{},
-		sentData:  map[uint64]int64{},
-		dropData:  map[uint64]int64{},
-		firstSent: map[uint64]time.Time{},
-		iwantSent: map[uint64]int64{},
-	}
+func newTracer(rec *metrics.Recorder, p diffusion.Policy) *tracer {
+	return &tracer{rec: rec, attr: p, topic: p.Topic(), mesh: map[peer.ID]struct{}{}, bySlot: map[uint64]*Traffic{}, seen: map[uint64]bool{}}
 }
 
-// idSlot attributes a message id to its payload's slot.
-func (t *tracer) idSlot(id string) (uint64, bool) {
-	if len(id) == eip8411.StructuralIDSize {
-		p, err := eip8411.ParseMessageID(id)
-		if err == nil && p.Structural {
-			return p.Slot, true
-		}
-		return 0, false
+// slot returns slot's counters; t.mu must be held.
+func (t *tracer) slot(s uint64) *Traffic {
+	c, ok := t.bySlot[s]
+	if !ok {
+		c = &Traffic{}
+		t.bySlot[s] = c
 	}
-	return t.n.run.wholeIDSlot(id)
+	return c
 }
 
 func idBytes(id string) int {
 	return protowire.SizeTag(2) + protowire.SizeBytes(len(id))
 }
 
-func (t *tracer) RecvRPC(rpc *pubsub.RPC) {
+// received counts n received bytes of slot's payload and records the
+// first data arrival.
+func (t *tracer) received(slot uint64, control bool, n int) {
 	now := time.Now()
-	type add struct {
-		slot uint64
-		kind metrics.Kind
-		n    int
+	t.mu.Lock()
+	c := t.slot(slot)
+	first := false
+	if control {
+		c.Control += int64(n)
+	} else {
+		c.Data += int64(n)
+		first = !t.seen[slot]
+		t.seen[slot] = true
 	}
-	var adds []add
+	t.mu.Unlock()
+	if first {
+		t.rec.FirstArrival(slot, now)
+	}
+	kind := metrics.KindData
+	if control {
+		kind = metrics.KindControl
+	}
+	t.rec.AddReceivedBytes(slot, kind, n)
+}
+
+func (t *tracer) RecvRPC(rpc *pubsub.RPC) {
 	for _, m := range rpc.Publish {
 		if m.GetTopic() != t.topic {
 			continue
 		}
-		slot, ok := payloadSlot(m.Data)
-		if !ok {
-			continue
-		}
-		adds = append(adds, add{slot, metrics.KindData, len(m.Data)})
-	}
-	if c := rpc.Control; c != nil {
-		ids := func(list []string) {
-			for _, id := range list {
-				if slot, ok := t.idSlot(id); ok {
-					adds = append(adds, add{slot, metrics.KindControl, idBytes(id)})
-				}
-			}
-		}
-		for _, ih := range c.Ihave {
-			if ih.GetTopicID() == t.topic {
-				ids(ih.MessageIDs)
-			}
-		}
-		for _, iw := range c.Iwant {
-			ids(iw.MessageIDs)
-		}
-		for _, dw := range c.Idontwant {
-			ids(dw.MessageIDs)
+		if slot, ok := t.attr.DataSlot(m.Data); ok {
+			t.received(slot, false, len(m.Data))
 		}
 	}
-	if len(adds) == 0 {
+	c := rpc.Control
+	if c == nil {
 		return
 	}
-	t.mu.Lock()
-	for _, a := range adds {
-		if a.kind == metrics.KindData {
-			if t.recvCount[a.slot] == 0 {
-				t.n.rec.FirstArrival(a.slot, now)
+	ids := func(list []string) {
+		for _, id := range list {
+			if slot, ok := t.attr.IDSlot(id); ok {
+				t.received(slot, true, idBytes(id))
 			}
-			t.recvCount[a.slot]++
-			t.data[a.slot] += int64(a.n)
-		} else {
-			t.control[a.slot] += int64(a.n)
 		}
 	}
-	t.mu.Unlock()
-	for _, a := range adds {
-		t.n.rec.AddReceivedBytes(a.slot, a.kind, a.n)
+	for _, ih := range c.Ihave {
+		if ih.GetTopicID() == t.topic {
+			ids(ih.MessageIDs)
+		}
+	}
+	for _, iw := range c.Iwant {
+		ids(iw.MessageIDs)
+	}
+	for _, dw := range c.Idontwant {
+		ids(dw.MessageIDs)
 	}
 }
 
-func (t *tracer) SendRPC(rpc *pubsub.RPC, p peer.ID) {
-	t.sent(rpc, t.sentData, true)
+func (t *tracer) SendRPC(rpc *pubsub.RPC, _ peer.ID) {
+	t.sent(rpc, false)
 	if c := rpc.Control; c != nil {
 		for _, iw := range c.Iwant {
 			for _, id := range iw.MessageIDs {
-				if slot, ok := t.idSlot(id); ok {
+				if slot, ok := t.attr.IDSlot(id); ok {
 					t.mu.Lock()
-					t.iwantSent[slot]++
+					t.slot(slot).IWantSent++
 					t.mu.Unlock()
 				}
 			}
 		}
 	}
 }
-func (t *tracer) DropRPC(rpc *pubsub.RPC, p peer.ID) { t.sent(rpc, t.dropData, false) }
 
-func (t *tracer) sent(rpc *pubsub.RPC, into map[uint64]int64, first bool) {
+func (t *tracer) DropRPC(rpc *pubsub.RPC, _ peer.ID) { t.sent(rpc, true) }
+
+func (t *tracer) sent(rpc *pubsub.RPC, dropped bool) {
 	var now time.Time
 	for _, m := range rpc.Publish {
 		if m.GetTopic() != t.topic {
 			continue
 		}
-		slot, ok := payloadSlot(m.Data)
+		slot, ok := t.attr.DataSlot(m.Data)
 		if !ok {
 			continue
 		}
@@ -163,9 +162,14 @@ func (t *tracer) sent(rpc *pubsub.RPC, into map[uint64]int64, first bool) {
 			now = time.Now()
 		}
 		t.mu.Lock()
-		into[slot] += int64(len(m.Data))
-		if _, seen := t.firstSent[slot]; first && !seen {
-			t.firstSent[slot] = now
+		c := t.slot(slot)
+		if dropped {
+			c.Dropped += int64(len(m.Data))
+		} else {
+			c.Sent += int64(len(m.Data))
+			if c.FirstSent.IsZero() {
+				c.FirstSent = now
+			}
 		}
 		t.mu.Unlock()
 	}
@@ -173,12 +177,13 @@ func (t *tracer) sent(rpc *pubsub.RPC, into map[uint64]int64, first bool) {
 
 func (t *tracer) ValidateMessage(*pubsub.Message) {}
 
+// DuplicateMessage counts copies the router dropped as already seen.
 func (t *tracer) DuplicateMessage(msg *pubsub.Message) {
 	if msg.GetTopic() != t.topic {
 		return
 	}
-	if slot, ok := payloadSlot(msg.Data); ok {
-		t.n.rec.SegmentReceived(slot, true)
+	if slot, ok := t.attr.DataSlot(msg.Data); ok {
+		t.rec.SegmentReceived(slot, true)
 	}
 }
 
@@ -204,27 +209,13 @@ func (t *tracer) meshSize() int {
 	return len(t.mesh)
 }
 
-// slotBytes returns the data and control bytes received for slot.
-func (t *tracer) slotBytes(slot uint64) (data, control int64) {
+func (t *tracer) traffic(slot uint64) Traffic {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.data[slot], t.control[slot]
-}
-
-// slotSent returns the payload data bytes queued and dropped for slot, and
-// when the first was queued.
-func (t *tracer) slotSent(slot uint64) (sent, dropped int64, first time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sentData[slot], t.dropData[slot], t.firstSent[slot]
-}
-
-// slotIWants returns how many payload message ids of slot the node asked
-// for with IWANT (each can bring a full copy).
-func (t *tracer) slotIWants(slot uint64) int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.iwantSent[slot]
+	if c, ok := t.bySlot[slot]; ok {
+		return *c
+	}
+	return Traffic{}
 }
 
 func (t *tracer) OnNewOutboundStream(peer.ID, protocol.ID)             {}

@@ -1,4 +1,9 @@
-package embedded
+// Package result holds what an embedded run measured — per node, per slot —
+// and condenses it into summaries and tables with package stats'
+// convention (nearest-rank quantiles pooled over receivers × warm slots; a
+// node that never completed counts as never), the convention the report
+// and the assertions use.
+package result
 
 import (
 	"fmt"
@@ -9,13 +14,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/stats"
 )
 
-// Result is what one simulation measured. Times are on the bubble's virtual
+// Run is what one simulation measured. Times are on the bubble's virtual
 // clock (synctest starts it at 2000-01-01T00:00:00Z).
-type Result struct {
-	Config Config     `json:"config"`
-	Nodes  []NodeInfo `json:"nodes"`
+type Run struct {
+	Nodes []NodeInfo `json:"nodes"`
+	// Builder is the index of the node that reveals every payload.
+	Builder int `json:"builder"`
 	// Edges is the number of connections dialled.
 	Edges int `json:"edges"`
 	// Timing is the slot clock: slot s starts at Genesis + s·SlotDuration;
@@ -48,12 +55,16 @@ type NodeInfo struct {
 	Validators int              `json:"validators"`
 }
 
+// NodeID is the stable name of node i ("node-007").
+func NodeID(i int) string { return fmt.Sprintf("node-%03d", i) }
+
 // SlotResult is one payload's diffusion.
 type SlotResult struct {
 	Slot uint64 `json:"slot"`
 	// Warm is false for the first payload on a fresh network.
 	Warm           bool      `json:"warm"`
 	Proposer       int       `json:"proposer"`
+	Builder        int       `json:"builder"`
 	Reveal         time.Time `json:"reveal"`
 	RawSize        int       `json:"raw_size"`
 	CompressedSize int       `json:"compressed_size"`
@@ -79,106 +90,97 @@ type SlotResult struct {
 	PTC         devnet.PTCVotes `json:"ptc"`
 }
 
-// NodeID is the stable name of node i ("node-007").
-func NodeID(i int) string { return fmt.Sprintf("node-%03d", i) }
-
-// receivers returns the completion times of every node but the builder,
-// sorted, with not-completed nodes (−1) mapped to +Inf at the end.
-func (s SlotResult) receivers() []time.Duration {
-	out := make([]time.Duration, 0, len(s.Completion))
+// CompletionSeconds returns every receiver's completion from the reveal in
+// seconds, stats.NeverCompleted for a node that never completed.
+func (s SlotResult) CompletionSeconds() []float64 {
+	out := make([]float64, 0, len(s.Completion))
 	for i, c := range s.Completion {
-		if i == 0 {
+		if i == s.Builder {
 			continue
 		}
 		if c < 0 {
-			c = time.Duration(math.MaxInt64)
+			out = append(out, stats.NeverCompleted)
+			continue
 		}
-		out = append(out, c)
+		out = append(out, c.Seconds())
 	}
-	slices.Sort(out)
 	return out
 }
 
-// Quantile returns the p-quantile of receivers' completion times the
-// prototype's way (index ⌈p·n⌉−1 of the sorted times); ok is false when that
-// node never completed.
+// Quantile returns the nearest-rank p-quantile of the receivers'
+// completion; ok is false when it landed on a node that never completed.
 func (s SlotResult) Quantile(p float64) (time.Duration, bool) {
-	r := s.receivers()
-	if len(r) == 0 {
+	return durationOf(stats.Quantile(s.CompletionSeconds(), p))
+}
+
+func durationOf(seconds float64) (time.Duration, bool) {
+	if math.IsNaN(seconds) || stats.Censored(seconds) {
 		return 0, false
 	}
-	i := int(math.Ceil(p*float64(len(r)))) - 1
-	i = min(max(i, 0), len(r)-1)
-	if r[i] == time.Duration(math.MaxInt64) {
-		return 0, false
-	}
-	return r[i], true
+	return time.Duration(math.Round(seconds * 1e9)), true
 }
 
 // Within returns the share of receivers complete within d of the reveal.
 func (s SlotResult) Within(d time.Duration) float64 {
-	r := s.receivers()
-	if len(r) == 0 {
-		return 0
+	return stats.ShareAtMost(s.CompletionSeconds(), d.Seconds())
+}
+
+// Copies returns each receiver's payload copies received: (data + control)
+// bytes ÷ compressed size.
+func (s SlotResult) Copies() []float64 {
+	if s.CompressedSize == 0 {
+		return nil
 	}
-	n := 0
-	for _, c := range r {
-		if c <= d {
-			n++
+	out := make([]float64, 0, len(s.DataBytes))
+	for i := range s.DataBytes {
+		if i == s.Builder {
+			continue
 		}
+		out = append(out, float64(s.DataBytes[i]+s.ControlBytes[i])/float64(s.CompressedSize))
 	}
-	return float64(n) / float64(len(r))
+	return out
 }
 
-// Copies returns payload copies received per node ((data + control) ÷
-// compressed size), mean and median over all nodes, builder included as the
-// prototype's rx/node is.
-func (s SlotResult) Copies() (mean, median float64) {
-	if len(s.DataBytes) == 0 || s.CompressedSize == 0 {
-		return 0, 0
+// DataCopies returns each receiver's data bytes ÷ compressed size (the
+// prototype's figure).
+func (s SlotResult) DataCopies() []float64 {
+	if s.CompressedSize == 0 {
+		return nil
 	}
-	c := make([]float64, len(s.DataBytes))
-	var sum float64
-	for i := range c {
-		c[i] = float64(s.DataBytes[i]+s.ControlBytes[i]) / float64(s.CompressedSize)
-		sum += c[i]
+	out := make([]float64, 0, len(s.DataBytes))
+	for i, b := range s.DataBytes {
+		if i == s.Builder {
+			continue
+		}
+		out = append(out, float64(b)/float64(s.CompressedSize))
 	}
-	slices.Sort(c)
-	return sum / float64(len(c)), c[len(c)/2]
-}
-
-// DataCopies is the prototype's figure: data bytes only, mean per node.
-func (s SlotResult) DataCopies() float64 {
-	if len(s.DataBytes) == 0 || s.CompressedSize == 0 {
-		return 0
-	}
-	var sum int64
-	for _, b := range s.DataBytes {
-		sum += b
-	}
-	return float64(sum) / float64(len(s.DataBytes)) / float64(s.CompressedSize)
+	return out
 }
 
 // Warm returns the warm payloads (all but the first); the only one if there
 // is a single payload.
-func (r *Result) Warm() []SlotResult {
+func (r *Run) Warm() []SlotResult {
 	if len(r.Slots) <= 1 {
 		return r.Slots
 	}
 	return r.Slots[1:]
 }
 
-// MedianSlotWall is the median machine time of one payload slot (the mean
-// of the middle two for an even count).
-func (r *Result) MedianSlotWall() time.Duration {
-	n := len(r.SlotWall)
-	if n == 0 {
+// Cold returns the first payload, if any.
+func (r *Run) Cold() []SlotResult {
+	if len(r.Slots) == 0 {
+		return nil
+	}
+	return r.Slots[:1]
+}
+
+// MedianSlotWall is the median machine time of one payload slot
+// (nearest-rank).
+func (r *Run) MedianSlotWall() time.Duration {
+	if len(r.SlotWall) == 0 {
 		return 0
 	}
 	w := slices.Clone(r.SlotWall)
 	slices.Sort(w)
-	if n%2 == 1 {
-		return w[n/2]
-	}
-	return (w[n/2-1] + w[n/2]) / 2
+	return w[(len(w)+1)/2-1]
 }

@@ -1,111 +1,109 @@
-package embedded
+package result
 
 import (
 	"fmt"
 	"io"
-	"slices"
+	"math"
 	"text/tabwriter"
 	"time"
+
+	"github.com/segdiff/segdiff/stats"
 )
 
-// Summary condenses a Result's warm payloads: the median across warm slots
-// of each slot's statistic, as the study reports the median across seeds.
-type Summary struct {
+// Label names the run a summary describes.
+type Label struct {
 	Mode  string `json:"mode"`
 	Seed  int64  `json:"seed"`
 	Nodes int    `json:"nodes"`
-	// WarmSlots is how many payloads the figures cover.
-	WarmSlots int `json:"warm_slots"`
-	// P50, P90, P99 are completion from reveal over receivers; a censored
-	// quantile (some node never completed) is reported as -1.
+	// Window is the completion budget Within counts against (3 s).
+	Window time.Duration `json:"window"`
+}
+
+// Summary condenses a set of payload slots (the warm ones, or the cold
+// one) with package stats' convention: quantiles are nearest-rank over the
+// pooled samples of every receiver in every slot, a node that never
+// completed counting as never; copies are per receiver and slot.
+type Summary struct {
+	Label
+	// Slots is how many payloads the figures cover.
+	Slots int `json:"slots"`
+	// P50, P90, P99 are completion from the reveal; -1 when the quantile
+	// landed on a node that never completed (censored).
 	P50 time.Duration `json:"p50_ns"`
 	P90 time.Duration `json:"p90_ns"`
 	P99 time.Duration `json:"p99_ns"`
-	// Within is the share of receivers complete within the window (3 s).
+	// Max is the slowest completion, -1 when some node never completed.
+	Max time.Duration `json:"max_ns"`
+	// Within is the share of completions within Window.
 	Within float64 `json:"within_window"`
-	// Copies is (data + control) ÷ compressed size, mean per node;
-	// DataCopies counts data only (the prototype's figure).
-	Copies     float64 `json:"copies_mean"`
-	DataCopies float64 `json:"data_copies_mean"`
-	// PTCTimely counts warm slots whose PTC had more than half the votes.
+	// CopiesMean and CopiesMedian are payload copies received per receiver
+	// and slot, (data + control) ÷ compressed size; DataCopies counts data
+	// only (the prototype's figure), mean.
+	CopiesMean   float64 `json:"copies_mean"`
+	CopiesMedian float64 `json:"copies_median"`
+	DataCopies   float64 `json:"data_copies_mean"`
+	// PTCTimely counts slots whose PTC had more than half the votes.
 	PTCTimely int `json:"ptc_timely"`
 }
 
-// Summarize returns the warm-payload summary of r.
-func Summarize(r *Result) Summary {
-	warm := r.Warm()
-	s := Summary{Mode: string(r.Config.Mode), Seed: r.Config.Seed, Nodes: r.Config.Nodes, WarmSlots: len(warm)}
-	var p50, p90, p99, within, copies, data []float64
-	q := func(sr SlotResult, p float64) float64 {
-		d, ok := sr.Quantile(p)
-		if !ok {
-			return -1
-		}
-		return float64(d)
-	}
-	for _, sr := range warm {
-		p50 = append(p50, q(sr, 0.5))
-		p90 = append(p90, q(sr, 0.9))
-		p99 = append(p99, q(sr, 0.99))
-		within = append(within, sr.Within(r.Config.Window))
-		mean, _ := sr.Copies()
-		copies = append(copies, mean)
-		data = append(data, sr.DataCopies())
+// Summarize condenses slots of a run labelled l.
+func Summarize(l Label, slots []SlotResult) Summary {
+	s := Summary{Label: l, Slots: len(slots)}
+	var done, copies, data []float64
+	for _, sr := range slots {
+		done = append(done, sr.CompletionSeconds()...)
+		copies = append(copies, sr.Copies()...)
+		data = append(data, sr.DataCopies()...)
 		if sr.PTC.Timely() {
 			s.PTCTimely++
 		}
 	}
-	s.P50 = time.Duration(medianCensored(p50))
-	s.P90 = time.Duration(medianCensored(p90))
-	s.P99 = time.Duration(medianCensored(p99))
-	s.Within = median(within)
-	s.Copies = median(copies)
-	s.DataCopies = median(data)
+	q := func(p float64) time.Duration {
+		if d, ok := durationOf(stats.Quantile(done, p)); ok {
+			return d
+		}
+		return -1
+	}
+	s.P50, s.P90, s.P99, s.Max = q(0.5), q(0.9), q(0.99), q(1)
+	s.Within = stats.ShareAtMost(done, l.Window.Seconds())
+	s.CopiesMean = round(stats.Mean(copies), 4)
+	s.CopiesMedian = round(stats.Median(copies), 4)
+	s.DataCopies = round(stats.Mean(data), 4)
 	return s
 }
 
-// median of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
+func round(v float64, digits int) float64 {
+	if math.IsNaN(v) {
 		return 0
 	}
-	ys := slices.Clone(xs)
-	slices.Sort(ys)
-	if len(ys)%2 == 1 {
-		return ys[len(ys)/2]
-	}
-	return (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
 }
 
-// medianCensored treats −1 (censored) as +∞; it returns −1 when the median
-// itself is censored.
-func medianCensored(xs []float64) float64 {
-	ys := slices.Clone(xs)
-	for i, y := range ys {
-		if y < 0 {
-			ys[i] = float64(1 << 62)
-		}
-	}
-	m := median(ys)
-	if m >= float64(1<<61) {
-		return -1
-	}
-	return m
-}
-
-// WriteSummaryTable writes one row per summary.
-func WriteSummaryTable(w io.Writer, sums []Summary, window time.Duration) error {
+// WriteTable writes one row per summary: completion quantiles pooled over
+// receivers × slots (nearest-rank), the share within the window, copies
+// per receiver and slot, and PTC-timely slots.
+func WriteTable(w io.Writer, sums []Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "mode\tseed\tnodes\twarm\tp50\tp90\tp99\t≤%v\tcopies(mean)\tdata copies\tPTC timely\t\n", window)
+	window := 3 * time.Second
+	if len(sums) > 0 {
+		window = sums[0].Window
+	}
+	fmt.Fprintf(tw, "mode\tseed\tnodes\tslots\tp50\tp90\tp99\tmax\t≤%v\tcopies mean\tmedian\tdata copies\tPTC timely\t\n", window)
 	dur := func(d time.Duration) string {
 		if d < 0 {
-			return "cens"
+			return "never"
 		}
 		return fmt.Sprintf("%.3fs", d.Seconds())
 	}
 	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.1f%%\t%.2f\t%.2f\t%d/%d\t\n",
-			s.Mode, s.Seed, s.Nodes, s.WarmSlots, dur(s.P50), dur(s.P90), dur(s.P99), 100*s.Within, s.Copies, s.DataCopies, s.PTCTimely, s.WarmSlots)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.2f\t%.2f\t%.2f\t%d/%d\t\n",
+			s.Mode, s.Seed, s.Nodes, s.Slots, dur(s.P50), dur(s.P90), dur(s.P99), dur(s.Max), 100*s.Within,
+			s.CopiesMean, s.CopiesMedian, s.DataCopies, s.PTCTimely, s.Slots)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "completion from the reveal, nearest-rank over receivers × slots (\"never\": the quantile fell on a node that never completed); copies = (data + control bytes) ÷ compressed payload, per receiver and slot")
+	return err
 }

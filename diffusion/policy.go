@@ -1,0 +1,200 @@
+package diffusion
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/host"
+
+	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/mode"
+)
+
+// Payload is one slot's execution payload as its builder reveals it.
+type Payload struct {
+	Slot      uint64
+	BlockRoot [32]byte
+	// Group is the body, compressed, split and committed to as the bid's
+	// descriptor says.
+	Group *eip8411.Group
+}
+
+// Prepared is a payload cut into the messages a policy publishes. It is
+// made once per payload (Policy.Prepare) and only read afterwards.
+type Prepared struct {
+	Payload  Payload
+	Messages [][]byte
+}
+
+// Commitment is what an installed block commits its payload to; payload
+// messages are verified against it.
+type Commitment struct {
+	Slot       uint64
+	BlockRoot  [32]byte
+	Descriptor eip8411.Descriptor
+}
+
+// Env is the node a policy runs on, as the policy sees it. Implementations
+// must be safe for concurrent use.
+type Env interface {
+	// Host is the node's libp2p host.
+	Host() host.Host
+	// Installed returns a channel that is closed once slot's block is
+	// installed (validated and applied), after which Commitment(slot)
+	// returns what it commits to.
+	Installed(slot uint64) <-chan struct{}
+	Commitment(slot uint64) (Commitment, bool)
+	// Role says how the node behaves towards payload messages.
+	Role() Role
+	// Events receives what the policy observes.
+	Events() Events
+}
+
+// Events receives a policy's observations for the node's metrics.
+// Implementations must be safe for concurrent use and must not block.
+type Events interface {
+	// Received notes an accepted payload message of slot; duplicate when
+	// the node already held its content.
+	Received(slot uint64, duplicate bool)
+	// Completed notes that the node holds slot's verified payload (the
+	// first call per slot counts).
+	Completed(slot uint64)
+	// Rejected notes a payload message rejected for reason (an eip8411
+	// reason or ReasonInstallTimeout).
+	Rejected(reason string)
+	// Deferred notes a payload message parked until its block is installed.
+	Deferred()
+	// ReceivedBytes notes bytes of slot's payload received outside
+	// gossipsub's own messages (a policy's own protocol): data, or control
+	// (inventories, requests, acknowledgements) when control is true.
+	ReceivedBytes(slot uint64, control bool, n int)
+}
+
+// Attribution maps gossip traffic to the payload slot it carries, for byte
+// accounting: every Publish entry on the policy's topic, and every
+// IHAVE/IWANT/IDONTWANT id naming one of its messages.
+type Attribution interface {
+	// DataSlot returns the slot of a payload message's data.
+	DataSlot(data []byte) (uint64, bool)
+	// IDSlot returns the slot of the payload message a gossip id names.
+	IDSlot(id string) (uint64, bool)
+}
+
+// Policy is one diffusion mode, created per network by New. It is safe for
+// concurrent use by every node of the network.
+type Policy interface {
+	Attribution
+	// Mode names the policy.
+	Mode() mode.Mode
+	// Topic is the gossip topic its payload messages travel on.
+	Topic() string
+	// Prepare cuts a payload into the messages its builder publishes.
+	Prepare(p Payload) (*Prepared, error)
+	// NewNode returns the policy's state on one node. It is called before
+	// the node's router is built: the node adds Node.RouterOptions.
+	NewNode(env Env) Node
+}
+
+// Node is a policy on one node.
+type Node interface {
+	// RouterOptions are the pubsub options the policy needs on the node's
+	// router (inspectors, tracers, extensions); nil when none.
+	RouterOptions() []pubsub.Option
+	// Join joins the policy's topic on the node's running router,
+	// registers its validator and starts consuming its subscription until
+	// ctx ends.
+	Join(ctx context.Context, ps *pubsub.PubSub) error
+	// Publish reveals a prepared payload from this node (the builder).
+	Publish(ctx context.Context, p *Prepared) error
+}
+
+// Options configure a policy; zero values take the defaults named per
+// field.
+type Options struct {
+	// SegmentSize is the data size of a segment in bytes (32 KiB).
+	SegmentSize int
+	// InstallTimeout bounds how long a payload message waits for its block
+	// to be installed before it is ignored (4 s).
+	InstallTimeout time.Duration
+	// ForkDigest is the topics' fork digest, hex ("00000000").
+	ForkDigest string
+}
+
+func (o Options) withDefaults() Options {
+	if o.SegmentSize == 0 {
+		o.SegmentSize = 32 << 10
+	}
+	if o.InstallTimeout == 0 {
+		o.InstallTimeout = 4 * time.Second
+	}
+	if o.ForkDigest == "" {
+		o.ForkDigest = "00000000"
+	}
+	return o
+}
+
+// Constructor makes a policy for one network.
+type Constructor func(Options) (Policy, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[mode.Mode]Constructor{}
+)
+
+// Register makes a policy available to New under m. Policies register from
+// init; a mode that package mode does not list, or registered twice,
+// panics, as it is a programming error.
+func Register(m mode.Mode, c Constructor) {
+	if _, ok := mode.Lookup(m); !ok {
+		panic("diffusion: policy for unlisted mode " + string(m))
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[m]; dup {
+		panic("diffusion: policy registered twice: " + string(m))
+	}
+	registry[m] = c
+}
+
+// Modes returns the modes with a registered policy, in package mode's
+// order.
+func Modes() []mode.Mode {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	var out []mode.Mode
+	for _, i := range mode.All() {
+		if _, ok := registry[i.Mode]; ok {
+			out = append(out, i.Mode)
+		}
+	}
+	return out
+}
+
+// New returns a fresh policy for mode m.
+func New(m mode.Mode, o Options) (Policy, error) {
+	registryMu.RLock()
+	c, ok := registry[m]
+	registryMu.RUnlock()
+	if !ok {
+		names := make([]string, 0)
+		for _, have := range Modes() {
+			names = append(names, string(have))
+		}
+		return nil, fmt.Errorf("no diffusion policy for mode %q (have %v)", m, names)
+	}
+	o = o.withDefaults()
+	if o.SegmentSize < 64 || o.SegmentSize > eip8411.MaxSegmentSize {
+		return nil, fmt.Errorf("diffusion options: segment size %d, want 64..%d", o.SegmentSize, eip8411.MaxSegmentSize)
+	}
+	if o.InstallTimeout < 0 {
+		return nil, fmt.Errorf("diffusion options: install timeout %v, want > 0", o.InstallTimeout)
+	}
+	return c(o)
+}
+
+// Registered reports whether m has a policy.
+func Registered(m mode.Mode) bool { return slices.Contains(Modes(), m) }

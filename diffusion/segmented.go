@@ -1,0 +1,162 @@
+package diffusion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
+
+	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/mode"
+)
+
+func init() {
+	Register(mode.Segmented, func(o Options) (Policy, error) { return newSegmented(o, mode.Segmented, false), nil })
+	Register(mode.SegmentedBatch, func(o Options) (Policy, error) { return newSegmented(o, mode.SegmentedBatch, true), nil })
+}
+
+// segmented gossips the payload as EIP-8411 segments, each an independent
+// message with a hybrid (structural ‖ content) id, verified against the
+// bid's Merkle commitment and reassembled. batch publishes them through
+// MessageBatch + PublishBatch, whose round-robin scheduler sends one copy
+// of every segment before a second copy of any; otherwise they are
+// published one after another.
+type segmented struct {
+	opts  Options
+	m     mode.Mode
+	topic string
+	batch bool
+}
+
+func newSegmented(o Options, m mode.Mode, batch bool) *segmented {
+	return &segmented{opts: o, m: m, topic: topicName(o.ForkDigest, "execution_payload_segment"), batch: batch}
+}
+
+func (s *segmented) Mode() mode.Mode { return s.m }
+func (s *segmented) Topic() string   { return s.topic }
+
+func (s *segmented) Prepare(p Payload) (*Prepared, error) {
+	msgs, err := p.Group.EncodedSegments(p.Slot, p.BlockRoot)
+	if err != nil {
+		return nil, fmt.Errorf("prepare payload %d: %w", p.Slot, err)
+	}
+	return &Prepared{Payload: p, Messages: msgs}, nil
+}
+
+func (s *segmented) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
+
+// IDSlot reads the slot from a structural segment id.
+func (s *segmented) IDSlot(id string) (uint64, bool) {
+	if len(id) != eip8411.StructuralIDSize {
+		return 0, false
+	}
+	p, err := eip8411.ParseMessageID(id)
+	if err != nil || !p.Structural {
+		return 0, false
+	}
+	return p.Slot, true
+}
+
+func (s *segmented) NewNode(env Env) Node {
+	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*eip8411.Reassembler{}}
+	n.topicNode = topicNode{env: env, opts: s.opts, name: s.topic, format: n,
+		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) })}}
+	return n
+}
+
+type segmentedNode struct {
+	topicNode
+	batch bool
+
+	mu    sync.Mutex
+	reasm map[uint64]*eip8411.Reassembler // per slot, made from its commitment
+}
+
+// VerifySegment decodes a segment and checks it against the installed
+// commitment: it names the block, and its index, size and Merkle proof
+// match the descriptor.
+func VerifySegment(data []byte, c Commitment) (*eip8411.Segment, error) {
+	seg, err := eip8411.DecodeSegment(data)
+	if err != nil {
+		return nil, err
+	}
+	if seg.BeaconBlockRoot != c.BlockRoot {
+		return nil, errWrongBlock
+	}
+	if err := c.Descriptor.Verify(seg); err != nil {
+		return nil, err
+	}
+	return seg, nil
+}
+
+func (n *segmentedNode) verify(data []byte, c Commitment) (any, error) { return VerifySegment(data, c) }
+
+// reassembler returns slot's reassembler, made from its commitment on
+// first use.
+func (n *segmentedNode) reassembler(slot uint64) (*eip8411.Reassembler, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if r, ok := n.reasm[slot]; ok {
+		return r, nil
+	}
+	c, ok := n.env.Commitment(slot)
+	if !ok {
+		return nil, fmt.Errorf("slot %d: no installed commitment", slot)
+	}
+	r, err := eip8411.NewReassembler(c.Descriptor)
+	if err != nil {
+		return nil, err
+	}
+	n.reasm[slot] = r
+	return r, nil
+}
+
+func (n *segmentedNode) deliver(slot uint64, validated any) {
+	seg, ok := validated.(*eip8411.Segment)
+	if !ok {
+		return
+	}
+	r, err := n.reassembler(slot)
+	if err != nil {
+		return // the installed descriptor was invalid: never completes
+	}
+	complete, dup, err := r.Add(seg)
+	if err != nil {
+		return // verified already; unreachable
+	}
+	n.env.Events().Received(slot, dup)
+	if !complete || dup {
+		return
+	}
+	if _, err := r.Body(); err != nil {
+		if !errors.Is(err, eip8411.ErrIncomplete) {
+			n.env.Events().Rejected(eip8411.ReasonDecode)
+		}
+		return
+	}
+	n.env.Events().Completed(slot)
+}
+
+func (n *segmentedNode) Publish(ctx context.Context, p *Prepared) error {
+	if !n.batch {
+		for _, m := range p.Messages {
+			if err := n.topic.Publish(ctx, m); err != nil {
+				return fmt.Errorf("slot %d: publish segment: %w", p.Payload.Slot, err)
+			}
+		}
+		return nil
+	}
+	var batch pubsub.MessageBatch
+	for _, m := range p.Messages {
+		if err := n.topic.AddToBatch(ctx, &batch, m); err != nil {
+			return fmt.Errorf("slot %d: batch segment: %w", p.Payload.Slot, err)
+		}
+	}
+	if err := n.ps.PublishBatch(&batch); err != nil {
+		return fmt.Errorf("slot %d: publish batch: %w", p.Payload.Slot, err)
+	}
+	return nil
+}

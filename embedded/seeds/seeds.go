@@ -1,0 +1,63 @@
+// Package seeds names every random stream an embedded run draws from its
+// seed, in one place. Each stream has its own generator, so that a draw
+// added to one never shifts another; the topology, placement and jitter
+// streams reproduce the prototype harness's generators exactly, so a seed
+// builds the network the published study built.
+package seeds
+
+import "math/rand/v2"
+
+// Salts and multipliers that separate the streams.
+const (
+	// TopologySalt: the random regular graph draws from PCG(seed,
+	// seed^TopologySalt), as the prototype's RandomRegular does.
+	TopologySalt uint64 = 0x9e3779b97f4a7c15
+	// RegionSalt: node i's latency region is Mix(seed^RegionSalt^i) mod 100
+	// against the region weights, as the prototype's geo model places it.
+	// The per-pair jitter is Mix(seed ^ lo<<20 ^ hi), unsalted, as there.
+	RegionSalt uint64 = 0x9e01a7e
+	// ProposerSalt: the proposer of each payload slot.
+	ProposerSalt uint64 = 0x5eed
+	// PayloadMultiplier: slot s's synthetic body draws from
+	// PCG(seed·PayloadMultiplier, s).
+	PayloadMultiplier uint64 = 1000003
+	// PTCSalt: slot s's committee shuffle draws from PCG(seed^PTCSalt, s).
+	PTCSalt uint64 = 0x70c0ffee
+	// HeartbeatPhaseSalt: where in the routers' heartbeat period the first
+	// reveal falls.
+	HeartbeatPhaseSalt uint64 = 0x4842
+)
+
+// Topology returns the random regular graph's stream.
+func Topology(seed int64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), uint64(seed)^TopologySalt))
+}
+
+// Proposers returns the stream proposers are drawn from, slot by slot.
+func Proposers(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), ProposerSalt)) }
+
+// Payload returns the stream of slot's synthetic payload body.
+func Payload(seed int64, slot uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed)*PayloadMultiplier, slot))
+}
+
+// PTC returns the stream of slot's committee shuffle.
+func PTC(seed int64, slot uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed)^PTCSalt, slot))
+}
+
+// HeartbeatPhase returns the stream of the first reveal's heartbeat phase.
+func HeartbeatPhase(seed int64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), HeartbeatPhaseSalt))
+}
+
+// Mix is the splitmix64 finalizer the prototype uses for placement and
+// jitter.
+func Mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
