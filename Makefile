@@ -15,7 +15,7 @@ ENCLAVE ?= segdiff
 
 FUZZTIME ?= 60s
 
-.PHONY: all test race race-sim e2e e2e-slow bench fuzz lint sim params-check \
+.PHONY: all test race race-sim e2e e2e-slow check-interrupt bench fuzz lint sim params-check \
 	devnet-up devnet-down devnet-status patches-check help
 
 all: lint test
@@ -39,11 +39,14 @@ race: ## the unit tests under the race detector (embedded simulations: see race-
 race-sim: ## the embedded devnet's synctest simulations under the race detector (slow, see Makefile)
 	$(GO) test -race -count=1 -run '_synctest$$' ./embedded/
 
-e2e: ## the Gherkin suite against the embedded devnet (default, <= 3 min on 2 cores)
-	SEGDIFF_E2E=1 $(GO) test -count=1 -timeout 30m -run '^TestFeatures$$' . $(if $(TAGS),-godog.tags='$(TAGS)')
+e2e: ## the Gherkin suite against the embedded devnet (TAGS='...' filters; see README for times)
+	GO=$(GO) TAGS='$(TAGS)' scripts/e2e
 
 e2e-slow: ## the @slow scenarios (500-node embedded networks)
-	SEGDIFF_E2E=1 $(GO) test -count=1 -timeout 120m -run '^TestFeatures$$' . -godog.tags='@slow'
+	GO=$(GO) TAGS='@slow' TIMEOUT=120m scripts/e2e
+
+check-interrupt: ## Ctrl-C during make e2e leaves no simulation and no temporary files behind
+	scripts/check-interrupt
 
 bench: ## benchmarks: wire format, metrics parsing, embedded devnet
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -62,7 +65,7 @@ lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck, black on .star
 	$(GO) run $(STATICCHECK) ./...
 	@command -v shellcheck >/dev/null || { echo "shellcheck missing: apt-get install -y shellcheck"; exit 1; }
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
-	shellcheck .ci/run $$(git ls-files -co --exclude-standard '*.sh')
+	shellcheck .ci/run scripts/* $$(git ls-files -co --exclude-standard '*.sh')
 	@command -v black >/dev/null || { echo "black missing (Starlark formatting, as kurtosis lint checks it): apt-get install -y black"; exit 1; }
 	black --quiet --include '\.star$$' --check kurtosis/
 

@@ -65,8 +65,8 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "segdiff devnet: unknown subcommand %q\n%s\n", sub, devnetUsage)
 		return 2
 	}
-	if err := fset.Parse(rest); err != nil {
-		return 2
+	if code, ok := parseFlags(fset, rest); !ok {
+		return code
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "segdiff devnet %s: unexpected arguments %q\n", sub, fset.Args())

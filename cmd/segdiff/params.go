@@ -24,13 +24,16 @@ func init() {
 func runParams(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "check" {
 		fmt.Fprintln(stderr, "usage: segdiff params check [--clients client-patches/clients.yaml] FILE...")
+		if len(args) > 0 && isHelp(args[0]) {
+			return 0
+		}
 		return 2
 	}
 	fset := flag.NewFlagSet("params check", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	clients := fset.String("clients", clientpatch.DefaultPath, "client-patches manifest that @clients/<name> images refer to")
-	if err := fset.Parse(args[1:]); err != nil {
-		return 2
+	if code, ok := parseFlags(fset, args[1:]); !ok {
+		return code
 	}
 	if fset.NArg() == 0 {
 		fmt.Fprintln(stderr, "segdiff params check: no files given")

@@ -33,7 +33,7 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
 `
 
 func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		fmt.Fprint(stderr, patchesUsage)
 		if len(args) == 0 {
 			return 2
@@ -47,8 +47,8 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	client := fs.String("client", "", "manifest entry (default: every buildable one for check; required with several)")
 	source := fs.String("source", "", "checkout of the client's repository at the pinned commit (or branch head)")
 	tag := fs.String("tag", "", "image tag to build (default: the manifest's image)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "segdiff patches %s: unexpected arguments %v\n", sub, fs.Args())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,144 +15,154 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/mode"
 )
 
 func init() {
 	register("sim", command{summary: "run the embedded (simulated) devnet and print completion, bytes and PTC figures", run: runSim})
 }
 
-// simFlags are the sim subcommand's flags; zero or empty values keep the
-// preset's.
+// simFlags are the sim subcommand's flags. Configuration flags override
+// the preset only when given: a given value is used as it is (0 is not
+// "default"), and Config.Validate rejects what is out of range.
 type simFlags struct {
 	preset              string
 	modes, seeds        string
-	cfg                 embedded.Config
+	apply               []func(*embedded.Config)
 	jsonPath, endpoints string
 	serve               string
 	cpuProfile          string
+	memProfile          string
 	procs               int
+	maxMemory           string
 }
 
 func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &simFlags{}
-	d := embedded.DefaultConfig()
+	ci, study := embedded.DefaultConfig(), mustPreset(embedded.PresetStudy500)
+	// both names a preset default: "32 (study-500: 500)".
+	both := func(a, b any) string {
+		if fmt.Sprint(a) == fmt.Sprint(b) {
+			return fmt.Sprint(a)
+		}
+		return fmt.Sprintf("%v (study-500: %v)", a, b)
+	}
+	intFlag := func(name, usage string, def string, set func(*embedded.Config, int)) {
+		fs.Func(name, usage+" (default "+def+")", func(s string) error {
+			v, err := strconv.Atoi(s)
+			if err != nil {
+				return fmt.Errorf("not an integer: %q", s)
+			}
+			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
+			return nil
+		})
+	}
+	floatFlag := func(name, usage string, def string, set func(*embedded.Config, float64)) {
+		fs.Func(name, usage+" (default "+def+")", func(s string) error {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return fmt.Errorf("not a number: %q", s)
+			}
+			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
+			return nil
+		})
+	}
+	durFlag := func(name, usage string, def time.Duration, set func(*embedded.Config, time.Duration)) {
+		fs.Func(name, usage+" (default "+def.String()+")", func(s string) error {
+			v, err := time.ParseDuration(s)
+			if err != nil {
+				return fmt.Errorf("not a duration: %q", s)
+			}
+			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
+			return nil
+		})
+	}
+	strFlag := func(name, usage string, def string, set func(*embedded.Config, string)) {
+		fs.Func(name, usage+" (default "+def+")", func(s string) error {
+			f.apply = append(f.apply, func(c *embedded.Config) { set(c, s) })
+			return nil
+		})
+	}
 	fs.StringVar(&f.preset, "preset", embedded.PresetCI, "named configuration: ci or study-500; other flags override it")
-	fs.StringVar(&f.modes, "mode", "", "diffusion mode(s), comma separated: whole, segmented, segmented-batch (default "+string(d.Mode)+")")
-	fs.StringVar(&f.seeds, "seed", "", "seed(s), comma separated; a seed fixes topology, link classes and placement (default "+strconv.FormatInt(d.Seed, 10)+")")
-	c := &f.cfg
-	fs.IntVar(&c.Nodes, "nodes", 0, "nodes including the builder (preset default)")
-	fs.IntVar(&c.Degree, "degree", 0, "connections per node (random regular graph)")
-	fs.IntVar(&c.MeshD, "mesh-d", 0, "gossipsub D (Dlo, Dhi follow: 8 → 6/12)")
-	fs.IntVar(&c.GossipLazy, "dlazy", -1, "gossipsub Dlazy: the least number of non-mesh peers sent IHAVE each heartbeat (default 6)")
-	fs.Float64Var(&c.GossipFactor, "gossip-factor", -1, "gossipsub gossip factor: the share of non-mesh peers sent IHAVE each heartbeat (default 0.25); --dlazy 0 --gossip-factor 0 turns IHAVE/IWANT off")
-	fs.IntVar(&c.Payloads, "payloads", 0, "payloads, one slot apart; the first (cold) is left out of the summary")
-	fs.IntVar(&c.PayloadSize, "payload-size", 0, "raw payload body size in bytes (default 1 MiB)")
-	fs.IntVar(&c.SegmentSize, "segment-size", 0, "segment size in bytes (default 32 KiB)")
-	fs.Float64Var(&c.DatacenterShare, "datacenter-share", 0, "share of non-builder nodes on 1 Gbps datacenter links (0..1)")
-	nodeClass := fs.String("node-class", "", "link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom")
-	builderClass := fs.String("builder-class", "", "link class of the builder: home, datacenter, custom")
-	fs.IntVar(&c.CustomUpMbps, "custom-up", 0, "uplink of the custom class, Mbps (default 50)")
-	fs.IntVar(&c.CustomDownMbps, "custom-down", 0, "downlink of the custom class, Mbps (default 2× up)")
-	fs.StringVar(&c.Latency, "latency", "", "latency model: geo (five regions, mean ≈56 ms one way) or uniform")
-	fs.DurationVar(&c.UniformLatency, "uniform-latency", 0, "one-way latency of the uniform model (default 25ms)")
-	fs.DurationVar(&c.SlotDuration, "slot", 0, "slot duration (default 12s)")
-	fs.DurationVar(&c.InstallDelay, "install-delay", 0, "block install delay after arrival (default 200ms)")
-	fs.DurationVar(&c.InstallTimeout, "install-timeout", 0, "how long a payload message waits for its block (default 4s)")
-	fs.DurationVar(&c.RevealOffset, "reveal-offset", 0, "builder reveal time into the slot (default 3s)")
-	fs.Uint64Var(&c.PayloadDueBPS, "payload-due-bps", 0, "payload deadline, basis points of the slot (default 5000)")
-	fs.IntVar(&c.PTCSize, "ptc-size", 0, "payload-timeliness committee size (default 512)")
-	fs.IntVar(&c.ValidatorsPerNode, "validators-per-node", 0, "validators on each non-builder node (default 32)")
-	fs.DurationVar(&c.Window, "window", 0, "completion budget the summary counts against (default 3s)")
+	fs.StringVar(&f.modes, "mode", "", "diffusion mode(s), comma separated: "+strings.Join(mode.Names(), ", ")+" (default "+string(ci.Mode)+")")
+	fs.StringVar(&f.seeds, "seed", "", "seed(s), comma separated; a seed fixes topology, link classes and placement (default "+strconv.FormatInt(ci.Seed, 10)+")")
+	intFlag("nodes", "nodes including the builder", both(ci.Nodes, study.Nodes), func(c *embedded.Config, v int) { c.Nodes = v })
+	intFlag("builder", "index of the builder node", "0", func(c *embedded.Config, v int) { c.Builder = v })
+	intFlag("degree", "connections per node (random regular graph; at most nodes-1, nodes×degree even)", both(ci.Degree, study.Degree), func(c *embedded.Config, v int) { c.Degree = v })
+	intFlag("mesh-d", "gossipsub D (Dlo, Dhi follow: 8 → 6/12)", both(ci.MeshD, study.MeshD), func(c *embedded.Config, v int) { c.MeshD = v })
+	intFlag("dlazy", "gossipsub Dlazy: the least number of non-mesh peers sent IHAVE each heartbeat", both(ci.GossipLazy, study.GossipLazy), func(c *embedded.Config, v int) { c.GossipLazy = v })
+	floatFlag("gossip-factor", "gossipsub gossip factor: the share of non-mesh peers sent IHAVE each heartbeat; --dlazy 0 --gossip-factor 0 turns IHAVE/IWANT off", both(ci.GossipFactor, study.GossipFactor), func(c *embedded.Config, v float64) { c.GossipFactor = v })
+	intFlag("payloads", "payloads, one slot apart; the first (cold) is summarised apart from the warm ones", both(ci.Payloads, study.Payloads), func(c *embedded.Config, v int) { c.Payloads = v })
+	intFlag("payload-size", "raw payload body size in bytes", both(ci.PayloadSize, study.PayloadSize), func(c *embedded.Config, v int) { c.PayloadSize = v })
+	intFlag("segment-size", "segment size in bytes", both(ci.SegmentSize, study.SegmentSize), func(c *embedded.Config, v int) { c.SegmentSize = v })
+	floatFlag("datacenter-share", "share of non-builder nodes on 1 Gbps datacenter links (0..1)", both(ci.DatacenterShare, study.DatacenterShare), func(c *embedded.Config, v float64) { c.DatacenterShare = v })
+	strFlag("node-class", "link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom", string(ci.NodeClass), func(c *embedded.Config, v string) { c.NodeClass = devnet.LinkClass(v) })
+	strFlag("builder-class", "link class of the builder: home, datacenter, custom", string(ci.BuilderClass), func(c *embedded.Config, v string) { c.BuilderClass = devnet.LinkClass(v) })
+	intFlag("custom-up", "uplink of the custom class, Mbps", "50", func(c *embedded.Config, v int) { c.CustomUpMbps = v })
+	intFlag("custom-down", "downlink of the custom class, Mbps", "2 × up", func(c *embedded.Config, v int) { c.CustomDownMbps = v })
+	strFlag("latency", "latency model: geo (five regions, mean ≈56 ms one way) or uniform", ci.Latency, func(c *embedded.Config, v string) { c.Latency = v })
+	durFlag("uniform-latency", "one-way latency of the uniform model", ci.UniformLatency, func(c *embedded.Config, v time.Duration) { c.UniformLatency = v })
+	durFlag("slot", "slot duration", ci.SlotDuration, func(c *embedded.Config, v time.Duration) { c.SlotDuration = v })
+	durFlag("install-delay", "block install delay after arrival", ci.InstallDelay, func(c *embedded.Config, v time.Duration) { c.InstallDelay = v })
+	durFlag("install-timeout", "how long a payload message waits for its block", ci.InstallTimeout, func(c *embedded.Config, v time.Duration) { c.InstallTimeout = v })
+	durFlag("reveal-offset", "builder reveal time into the slot", ci.RevealOffset, func(c *embedded.Config, v time.Duration) { c.RevealOffset = v })
+	intFlag("payload-due-bps", "payload deadline, basis points of the slot", strconv.FormatUint(ci.PayloadDueBPS, 10), func(c *embedded.Config, v int) { c.PayloadDueBPS = uint64(max(v, 0)) })
+	intFlag("ptc-size", "payload-timeliness committee size", strconv.Itoa(ci.PTCSize), func(c *embedded.Config, v int) { c.PTCSize = v })
+	intFlag("validators-per-node", "validators on each non-builder node", strconv.Itoa(ci.ValidatorsPerNode), func(c *embedded.Config, v int) { c.ValidatorsPerNode = v })
+	durFlag("window", "completion budget the summary counts against", ci.Window, func(c *embedded.Config, v time.Duration) { c.Window = v })
 	fs.StringVar(&f.jsonPath, "json", "", "write the full results (per node, per slot) as JSON to this file")
 	fs.StringVar(&f.serve, "serve", "", "after the run keep serving every node's metrics at http://ADDR/nodes/<id>/metrics until interrupted (one run only)")
 	fs.StringVar(&f.endpoints, "endpoints", "", "write the endpoints descriptor (nodes, metrics URLs, timing, PTC votes) as JSON to this file")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
 	fs.IntVar(&f.procs, "procs", 1, "OS threads running Go code (GOMAXPROCS) for the simulation; 0 keeps the runtime's choice. One is fastest: the bubble's goroutines wake each other packet by packet, and a second thread spends its time in wake-ups (see embedded/README.md)")
-	fs.StringVar(&f.cfg.HeapProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 12GiB; default: the machine's available memory; 0 disables the check)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	c.NodeClass = devnet.LinkClass(*nodeClass)
-	c.BuilderClass = devnet.LinkClass(*builderClass)
+	if f.procs < 0 {
+		return nil, fmt.Errorf("--procs %d: want 0 or more", f.procs)
+	}
 	return f, nil
 }
 
-// configs expands the flags into one Config per (mode, seed).
+func mustPreset(name string) embedded.Config {
+	c, err := embedded.Preset(name)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// configs expands the flags into one Config per (mode, seed), each valid.
 func (f *simFlags) configs() ([]embedded.Config, error) {
 	base, err := embedded.Preset(f.preset)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--preset: %w", err)
 	}
-	o := f.cfg
-	setInt := func(dst *int, v int) {
-		if v != 0 {
-			*dst = v
-		}
+	for _, apply := range f.apply {
+		apply(&base)
 	}
-	setDur := func(dst *time.Duration, v time.Duration) {
-		if v != 0 {
-			*dst = v
-		}
-	}
-	setInt(&base.Nodes, o.Nodes)
-	setInt(&base.Degree, o.Degree)
-	setInt(&base.MeshD, o.MeshD)
-	if o.GossipLazy < -1 || o.GossipFactor < 0 && o.GossipFactor != -1 {
-		return nil, fmt.Errorf("--dlazy %d / --gossip-factor %v: want >= 0 (leave unset for the preset's 6 / 0.25)", o.GossipLazy, o.GossipFactor)
-	}
-	if o.GossipLazy >= 0 {
-		base.GossipLazy = o.GossipLazy
-	}
-	if o.GossipFactor >= 0 {
-		base.GossipFactor = o.GossipFactor
-	}
-	setInt(&base.Payloads, o.Payloads)
-	setInt(&base.PayloadSize, o.PayloadSize)
-	setInt(&base.SegmentSize, o.SegmentSize)
-	setInt(&base.CustomUpMbps, o.CustomUpMbps)
-	setInt(&base.CustomDownMbps, o.CustomDownMbps)
-	setInt(&base.PTCSize, o.PTCSize)
-	setInt(&base.ValidatorsPerNode, o.ValidatorsPerNode)
-	setDur(&base.UniformLatency, o.UniformLatency)
-	setDur(&base.SlotDuration, o.SlotDuration)
-	setDur(&base.InstallDelay, o.InstallDelay)
-	setDur(&base.InstallTimeout, o.InstallTimeout)
-	setDur(&base.RevealOffset, o.RevealOffset)
-	setDur(&base.Window, o.Window)
-	if o.DatacenterShare != 0 {
-		base.DatacenterShare = o.DatacenterShare
-	}
-	if o.NodeClass != "" {
-		base.NodeClass = o.NodeClass
-	}
-	if o.BuilderClass != "" {
-		base.BuilderClass = o.BuilderClass
-	}
-	if o.Latency != "" {
-		base.Latency = o.Latency
-	}
-	base.HeapProfile = o.HeapProfile
-	if o.PayloadDueBPS != 0 {
-		base.PayloadDueBPS = o.PayloadDueBPS
-	}
+	base.HeapProfile = f.memProfile
 	modes := []devnet.Mode{base.Mode}
 	if f.modes != "" {
 		modes = nil
 		for _, s := range strings.Split(f.modes, ",") {
 			m, err := devnet.ParseMode(strings.TrimSpace(s))
 			if err != nil {
-				return nil, fmt.Errorf("flag -mode: %w", err)
+				return nil, fmt.Errorf("--mode: %w", err)
 			}
 			modes = append(modes, m)
 		}
@@ -162,7 +173,7 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 		for _, s := range strings.Split(f.seeds, ",") {
 			v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("flag -seed: %q is not an integer", s)
+				return nil, fmt.Errorf("--seed: %q is not an integer", s)
 			}
 			seeds = append(seeds, v)
 		}
@@ -173,23 +184,129 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 			c := base
 			c.Mode, c.Seed = m, s
 			if err := c.Validate(); err != nil {
-				return nil, err
+				return nil, flagErrors(err)
 			}
 			out = append(out, c)
 		}
 	}
 	if (f.serve != "" || f.endpoints != "") && len(out) != 1 {
-		return nil, fmt.Errorf("flags -serve and -endpoints need exactly one run, got %d (modes × seeds)", len(out))
+		return nil, fmt.Errorf("--serve and --endpoints need exactly one run, got %d (modes × seeds)", len(out))
 	}
 	return out, nil
 }
 
-// simRun is one entry of the -json output.
+// configFlags names the flag that sets each Config key.
+var configFlags = map[string]string{
+	"nodes": "nodes", "builder": "builder", "degree": "degree", "mesh_d": "mesh-d", "gossip_lazy": "dlazy",
+	"gossip_factor": "gossip-factor", "mode": "mode", "seed": "seed", "payloads": "payloads", "payload_size": "payload-size",
+	"segment_size": "segment-size", "datacenter_share": "datacenter-share", "node_class": "node-class",
+	"builder_class": "builder-class", "custom_up_mbps": "custom-up", "custom_down_mbps": "custom-down",
+	"latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
+	"install_timeout": "install-timeout", "reveal_offset": "reveal-offset", "payload_due_bps": "payload-due-bps",
+	"ptc_size": "ptc-size", "validators_per_node": "validators-per-node", "window": "window",
+}
+
+// flagErrors renders a config validation error by the flags that set the
+// invalid keys: "--dlazy (gossip_lazy): -3, want >= 0".
+func flagErrors(err error) error {
+	var ve *embedded.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	msgs := make([]string, len(ve.Fields))
+	for i, f := range ve.Fields {
+		name := f.Key
+		if fl, ok := configFlags[f.Key]; ok {
+			name = "--" + fl + " (" + f.Key + ")"
+		}
+		msgs[i] = name + ": " + f.Err.Error()
+	}
+	return fmt.Errorf("%s: %w", strings.Join(msgs, "; "), errInvalidConfig)
+}
+
+var errInvalidConfig = errors.New("invalid configuration, nothing was started")
+
+// memoryLimit is the --max-memory value, or the machine's available memory
+// (0: no limit known or wanted).
+func (f *simFlags) memoryLimit() (int64, string, error) {
+	switch f.maxMemory {
+	case "":
+		avail, err := availableMemory()
+		if err != nil {
+			return 0, "", nil // unknown: no check
+		}
+		return avail, "the machine's available memory (MemAvailable)", nil
+	case "0":
+		return 0, "", nil
+	}
+	n, err := parseBytes(f.maxMemory)
+	if err != nil {
+		return 0, "", fmt.Errorf("--max-memory: %w", err)
+	}
+	return n, "--max-memory", nil
+}
+
+// checkMemory refuses, before anything starts, a run whose estimated peak
+// exceeds the limit.
+func (f *simFlags) checkMemory(cfgs []embedded.Config) error {
+	limit, source, err := f.memoryLimit()
+	if err != nil || limit == 0 {
+		return err
+	}
+	for _, c := range cfgs {
+		need, how := c.MemoryEstimate()
+		if need > limit {
+			return fmt.Errorf("mode %s seed %d needs an estimated %s (%s), more than the %s of %s; lower --nodes or --degree, or raise --max-memory (0 disables the check)",
+				c.Mode, c.Seed, embedded.FormatBytes(need), how, embedded.FormatBytes(limit), source)
+		}
+	}
+	return nil
+}
+
+var bytesRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B?|B)?$`)
+
+// parseBytes reads "12GiB", "512MiB", "1.5G" or a plain byte count.
+func parseBytes(s string) (int64, error) {
+	m := bytesRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a size (e.g. 12GiB)", s)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	mult := map[byte]float64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}
+	if m[2] != "" && m[2] != "B" {
+		v *= mult[m[2][0]]
+	}
+	return int64(v), nil
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo.
+func availableMemory() (int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no MemAvailable in /proc/meminfo")
+}
+
+// simRun is one entry of the --json output.
 type simRun struct {
-	Summary   embedded.Summary   `json:"summary"`
-	WallSecs  float64            `json:"wall_seconds"`
-	Result    *embedded.Result   `json:"result"`
-	Endpoints embedded.Endpoints `json:"endpoints"`
+	Summary     embedded.Summary   `json:"summary"`
+	ColdSummary embedded.Summary   `json:"cold_summary"`
+	WallSecs    float64            `json:"wall_seconds"`
+	Result      *embedded.Result   `json:"result"`
+	Endpoints   embedded.Endpoints `json:"endpoints"`
 }
 
 // runSim runs the simulations inside testing.Main: synctest.Test needs a
@@ -197,6 +314,12 @@ type simRun struct {
 // that simulate go test". testing.Main prints PASS/FAIL to stdout and calls
 // os.Exit, so the framework's stdout is pointed at stderr and everything this
 // command reports is written before the test function returns.
+//
+// Every input is checked, and the memory estimate held against the
+// machine's, before the first network starts. SIGINT or SIGTERM during a
+// simulation exits at once (130): a bubble cannot be cancelled, and its
+// outputs are written only when complete; while serving, they stop the
+// server and the command returns.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseSimFlags(args, stderr)
 	if err != nil {
@@ -207,20 +330,27 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfgs, err := f.configs()
+	if err == nil {
+		err = f.checkMemory(cfgs)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
-		return 2
-	}
-	if f.procs < 0 {
-		fmt.Fprintf(stderr, "segdiff sim: --procs %d: want 0 or more\n", f.procs)
 		return 2
 	}
 	if f.procs > 0 {
 		runtime.GOMAXPROCS(f.procs)
 	}
+	var serving atomic.Bool
+	go func() {
+		<-ctx.Done()
+		if !serving.Load() {
+			fmt.Fprintln(stderr, "segdiff sim: interrupted; stopping")
+			os.Exit(130)
+		}
+	}()
 	code := 0
 	body := func(t *testing.T) {
-		if err := simulateAll(ctx, t, f, cfgs, stdout, stderr); err != nil {
+		if err := simulateAll(ctx, t, f, cfgs, &serving, stdout, stderr); err != nil {
 			fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
 			code = 1
 			t.Fail()
@@ -235,7 +365,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code // not reached: testing.Main exits (1 when the body failed)
 }
 
-func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded.Config, stdout, stderr io.Writer) error {
+func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded.Config, serving *atomic.Bool, stdout, stderr io.Writer) error {
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -248,8 +378,9 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 	}
 	var runs []simRun
 	var sums []embedded.Summary
-	for _, c := range cfgs {
+	for i, c := range cfgs {
 		start := time.Now()
+		fmt.Fprintf(stderr, "run %d/%d: mode %s seed %d, %d nodes, %d payloads\n", i+1, len(cfgs), c.Mode, c.Seed, c.Nodes, c.Payloads)
 		res, err := embedded.Simulate(t, c, stderr)
 		// A mesh that does not form is a known intermittent failure of the
 		// simulated network (embedded.ErrMeshNotFormed): try a fresh one.
@@ -265,9 +396,9 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d payloads %d in %.1fs wall: setup %.1fs (%v virtual), %.1fs per payload slot (median), peak RSS so far %s\n",
 			c.Mode, c.Seed, c.Nodes, c.Payloads, wall.Seconds(), res.SetupWall.Seconds(), res.Setup.Round(time.Millisecond), res.MedianSlotWall().Seconds(), peakRSS())
 		sums = append(sums, s)
-		runs = append(runs, simRun{Summary: s, WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
+		runs = append(runs, simRun{Summary: s, ColdSummary: embedded.SummarizeCold(res), WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
 	}
-	if err := embedded.WriteSummaryTable(stdout, sums, cfgs[0].Window); err != nil {
+	if err := embedded.WriteSummaryTable(stdout, sums); err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
 	if f.jsonPath != "" {
@@ -275,7 +406,7 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		if err != nil {
 			return fmt.Errorf("encode results: %w", err)
 		}
-		if err := os.WriteFile(f.jsonPath, b, 0o644); err != nil {
+		if err := writeFileAtomic(f.jsonPath, b); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
 	}
@@ -288,10 +419,10 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 	// (a 500-node run peaks near 12 GiB and keeps well under 1 GiB).
 	debug.FreeOSMemory()
 	base := ""
-	var srv *embedded.Server
 	if f.serve != "" {
-		var err error
-		if srv, err = embedded.Serve(f.serve, res); err != nil {
+		serving.Store(true)
+		srv, err := embedded.Serve(f.serve, res)
+		if err != nil {
 			return err
 		}
 		defer srv.Close()
@@ -303,10 +434,20 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 			return err
 		}
 	}
-	if srv != nil {
+	if f.serve != "" {
 		<-ctx.Done() // until interrupted (the backend's Close sends SIGTERM)
 	}
 	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file renamed
+// over it, so that an interrupted run leaves no half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // peakRSS is the process's peak resident set so far (getrusage maxrss).

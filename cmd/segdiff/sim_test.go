@@ -19,11 +19,11 @@ func TestSimFlagsConfigs(t *testing.T) {
 	}{
 		{name: "ci default", args: nil, want: 1},
 		{name: "modes × seeds", args: []string{"--mode", "whole,segmented", "--seed", "7,8,9"}, want: 6},
-		{name: "study preset with overrides", args: []string{"--preset", "study-500", "--nodes", "64", "--install-delay", "50ms", "--builder-class", "datacenter"}, want: 1,
+		{name: "study preset with overrides", args: []string{"--preset", "study-500", "--nodes", "200", "--install-delay", "50ms", "--builder-class", "datacenter"}, want: 1,
 			check: func(t *testing.T, f *simFlags) {
 				cfgs, _ := f.configs()
 				c := cfgs[0]
-				if c.Nodes != 64 || c.Degree != 70 || c.InstallDelay != 50*time.Millisecond || c.BuilderClass != devnet.LinkDatacenter {
+				if c.Nodes != 200 || c.Degree != 70 || c.InstallDelay != 50*time.Millisecond || c.BuilderClass != devnet.LinkDatacenter {
 					t.Errorf("config = nodes %d degree %d install %v builder %s", c.Nodes, c.Degree, c.InstallDelay, c.BuilderClass)
 				}
 			}},
@@ -41,12 +41,19 @@ func TestSimFlagsConfigs(t *testing.T) {
 					t.Errorf("dlazy %d gossip factor %v, want 0 and 0", c.GossipLazy, c.GossipFactor)
 				}
 			}},
-		{name: "negative dlazy", args: []string{"--dlazy", "-3"}, wantErr: "--dlazy -3"},
-		{name: "gossip factor above one", args: []string{"--gossip-factor", "1.5"}, wantErr: "gossip_factor: 1.5"},
+		{name: "negative dlazy", args: []string{"--dlazy", "-3"}, wantErr: "--dlazy (gossip_lazy): -3, want >= 0"},
+		{name: "gossip factor above one", args: []string{"--gossip-factor", "1.5"}, wantErr: "--gossip-factor (gossip_factor): 1.5"},
+		{name: "zero nodes is not the default", args: []string{"--nodes", "0"}, wantErr: "--nodes (nodes): 0, want 3.."},
+		{name: "zero payloads is not the default", args: []string{"--payloads", "0"}, wantErr: "--payloads (payloads): 0"},
+		{name: "degree above the nodes", args: []string{"--nodes", "8", "--degree", "20"}, wantErr: "--degree (degree): 20, but 8 nodes allow at most 7"},
+		{name: "degree below Dhi on few nodes", args: []string{"--nodes", "8"}, wantErr: "--degree (degree): 20, but 8 nodes allow at most 7"},
+		{name: "odd product", args: []string{"--nodes", "33", "--degree", "19"}, wantErr: "is odd"},
+		{name: "several problems at once", args: []string{"--payloads", "-1", "--window", "0s"}, wantErr: "--window (window): 0s"},
+		{name: "builder moved", args: []string{"--builder", "5"}, want: 1},
 		{name: "unknown mode", args: []string{"--mode", "flood"}, wantErr: "unknown diffusion mode"},
 		{name: "bad seed", args: []string{"--seed", "x"}, wantErr: "is not an integer"},
 		{name: "serve needs one run", args: []string{"--seed", "1,2", "--serve", "127.0.0.1:0"}, wantErr: "exactly one run"},
-		{name: "invalid config", args: []string{"--degree", "10"}, wantErr: "must exceed Dhi"},
+		{name: "invalid config", args: []string{"--degree", "10"}, wantErr: "must exceed the mesh's Dhi=12"},
 		{name: "unknown preset", args: []string{"--preset", "huge"}, wantErr: "unknown embedded preset"},
 	}
 	for _, tt := range tests {
@@ -72,6 +79,49 @@ func TestSimFlagsConfigs(t *testing.T) {
 				tt.check(t, f)
 			}
 		})
+	}
+}
+
+// Impossible sizes are refused before anything starts, with the memory
+// estimate, in well under a second.
+func TestSimRefusesImpossibleSizes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "100000 nodes", args: []string{"--nodes", "100000"}, want: "--nodes (nodes): 100000, want 3..20000"},
+		{name: "above the machine", args: []string{"--preset", "study-500", "--nodes", "20000", "--max-memory", "24GiB"},
+			want: "GiB (20000 nodes × degree 70 = 1400000 connection ends"},
+		{name: "above --max-memory", args: []string{"--max-memory", "100MiB"}, want: "more than the 100.0 MiB of --max-memory"},
+		{name: "bad --max-memory", args: []string{"--max-memory", "lots"}, want: `--max-memory: "lots" is not a size`},
+		{name: "bad integer", args: []string{"--nodes", "many"}, want: `invalid value "many" for flag -nodes: not an integer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			start := time.Now()
+			if code := runSim(t.Context(), tt.args, io.Discard, &stderr); code != 2 {
+				t.Fatalf("exit %d, want 2 (refused); stderr %q", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.want)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("refusal took %v", d)
+			}
+		})
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"12GiB": 12 << 30, "512MiB": 512 << 20, "1.5G": 3 << 29, "1000": 1000, "64KiB": 64 << 10} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := parseBytes("12 apples"); err == nil {
+		t.Error("parseBytes accepted junk")
 	}
 }
 
