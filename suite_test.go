@@ -131,9 +131,11 @@ func TestFeatures(t *testing.T) {
 	}
 	// godog's junit and cucumber files go into the report's staging
 	// directory; Finish publishes it whole.
-	formatDir := t.TempDir()
+	var formatDir string
 	if cfg.ReportsDir != "" {
 		formatDir = report.StagingDir(cfg.ReportsDir, cfg.RunID)
+	} else {
+		formatDir = t.TempDir()
 	}
 	if err := os.MkdirAll(formatDir, 0o755); err != nil {
 		t.Fatal(err)
