@@ -2,11 +2,15 @@ package starlarktest_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/segdiff/segdiff/clientpatch"
 	"github.com/segdiff/segdiff/kurtosis/starlarktest"
 	"github.com/segdiff/segdiff/params"
 )
@@ -129,4 +133,75 @@ participants_matrix:
 			})
 		}
 	}
+}
+
+// TestRealPrysmLauncherExecsImageBinary: the command the real prysm
+// launcher builds for our patched image executes a path that image's
+// Dockerfile provides (clientpatch.LauncherBinaries is checked against the
+// real launcher, and the Dockerfile against the table).
+func TestRealPrysmLauncherExecsImageBinary(t *testing.T) {
+	plans := checkNetworkParamsFiles(t, realBackend(t))
+	m, err := clientpatch.LoadFile(filepath.Join(packageDir, "..", clientpatch.DefaultPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := m.Lookup("prysm-segmented")
+	if !ok {
+		t.Fatal("no prysm-segmented entry in clients.yaml")
+	}
+	dockerfile, err := os.ReadFile(filepath.Join(m.Dir(), filepath.FromSlash(c.Build.Dockerfile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := clientpatch.ImageFiles(dockerfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plans["segmented.yaml"]
+	if p == nil {
+		t.Fatal("segmented.yaml did not run")
+	}
+	checked := 0
+	for _, name := range p.ServiceNames() {
+		svc := p.Services[name]
+		if svc.Image != c.Image || !strings.HasPrefix(name, "cl-") {
+			continue
+		}
+		checked++
+		bin, err := execTarget(svc.Entrypoint, svc.Cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := clientpatch.LauncherBinary(c.Layer, c.Type); bin != want {
+			t.Errorf("%s: the real launcher executes %s, clientpatch.LauncherBinaries says %s", name, bin, want)
+		}
+		if !slices.Contains(files, bin) {
+			t.Errorf("%s: the real launcher executes %s, which %s does not put in the image (it has %v)", name, bin, c.Build.Dockerfile, files)
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("segmented.yaml launched no CL with image %s; services: %v", c.Image, p.ServiceNames())
+	}
+}
+
+// execTarget returns the program a container runs: the first word after the
+// last "exec " of an `sh -c` command, else the entrypoint or first cmd word.
+func execTarget(entrypoint, cmd []string) (string, error) {
+	if len(entrypoint) == 2 && entrypoint[0] == "sh" && entrypoint[1] == "-c" && len(cmd) == 1 {
+		script := cmd[0]
+		if i := strings.LastIndex(script, "exec "); i >= 0 {
+			script = script[i+len("exec "):]
+		}
+		if f := strings.Fields(script); len(f) > 0 {
+			return f[0], nil
+		}
+		return "", fmt.Errorf("empty sh -c command")
+	}
+	if len(entrypoint) > 0 {
+		return entrypoint[0], nil
+	}
+	if len(cmd) > 0 {
+		return cmd[0], nil
+	}
+	return "", fmt.Errorf("no entrypoint and no cmd: the image's own ENTRYPOINT runs")
 }
