@@ -3,8 +3,10 @@ package starlarktest_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/segdiff/segdiff/clientpatch"
 	"github.com/segdiff/segdiff/kurtosis/starlarktest"
 	"github.com/segdiff/segdiff/params"
+	"github.com/segdiff/segdiff/params/paramstest"
 )
 
 // loadReal finds the real-package checkouts once per test binary.
@@ -204,4 +207,153 @@ func execTarget(entrypoint, cmd []string) (string, error) {
 		return cmd[0], nil
 	}
 	return "", fmt.Errorf("no entrypoint and no cmd: the image's own ENTRYPOINT runs")
+}
+
+// TestRealBadParams runs every file of params/testdata/bad through the real
+// ethereum-package under our package: each must fail with the message the
+// checker (params) reports for it, so checker and real code agree on every
+// trap of the corpus.
+func TestRealBadParams(t *testing.T) {
+	b := realBackend(t)
+	cases, err := paramstest.LoadBadCases(filepath.Join(packageDir, "..", "params", "testdata", "bad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.Path), func(t *testing.T) {
+			privileged := strings.Contains(string(c.Data), "disruptoor")
+			_, _, err := runWith(t, b, string(c.Data), "docker", privileged)
+			if err == nil {
+				t.Fatalf("the real package accepted it; want an error containing %q", c.Want)
+			}
+			if !strings.Contains(err.Error(), c.Want) {
+				t.Errorf("error %v\nwant it to contain %q (the checker's message)", err, c.Want)
+			}
+		})
+	}
+}
+
+// TestRealKeyTables compares params' tables with the real sanity_check.star
+// and constants.star at the pinned commit.
+func TestRealKeyTables(t *testing.T) {
+	rp := realPackage(t)
+	r, err := starlarktest.New(packageDir, rp.Options()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sanity, err := r.Globals(starlarktest.EthereumPackageName + "/src/package_io/sanity_check.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts, err := r.Globals(starlarktest.EthereumPackageName + "/src/package_io/constants.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(what string, real any, ours []string) {
+		t.Helper()
+		got := stringsOf(real)
+		if l, ok := real.([]string); ok {
+			got = l
+		}
+		if m, ok := real.(map[string]any); ok {
+			got = nil
+			for k := range m {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(ours))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n real %v\n ours %v", what, got, want)
+		}
+	}
+	field := func(v any, keys ...string) any {
+		for _, k := range keys {
+			v = v.(map[string]any)[k]
+		}
+		return v
+	}
+	same("PARTICIPANT_CATEGORIES.participants", field(sanity["PARTICIPANT_CATEGORIES"], "participants"), params.ParticipantKeys)
+	matrix := field(sanity["PARTICIPANT_MATRIX_PARAMS"], "participants_matrix").(map[string]any)
+	same("PARTICIPANT_MATRIX_PARAMS layers", matrix, slices.Collect(maps.Keys(params.ParticipantMatrixKeys)))
+	for layer, keys := range params.ParticipantMatrixKeys {
+		same("PARTICIPANT_MATRIX_PARAMS."+layer, matrix[layer], keys)
+	}
+	pp := field(sanity["PORT_PUBLISHER_PARAMS"], "port_publisher").(map[string]any)
+	same("PORT_PUBLISHER_PARAMS groups", pp, params.PortPublisherGroups)
+	for _, g := range params.PortPublisherGroups {
+		same("PORT_PUBLISHER_PARAMS."+g, pp[g], params.PortPublisherGroupKeys)
+	}
+	sub := sanity["SUBCATEGORY_PARAMS"].(map[string]any)
+	same("SUBCATEGORY_PARAMS blocks", sub, slices.Collect(maps.Keys(params.BlockKeys)))
+	for block, keys := range params.BlockKeys {
+		same("SUBCATEGORY_PARAMS."+block, sub[block], keys)
+	}
+	same("ADDITIONAL_SERVICES_PARAMS", sanity["ADDITIONAL_SERVICES_PARAMS"], params.AdditionalServices)
+	same("ADDITIONAL_CATEGORY_PARAMS", sanity["ADDITIONAL_CATEGORY_PARAMS"], params.ScalarKeys)
+	nested := params.NestedBlocks["trueblocks_params"]
+	tn := sanity["TRUEBLOCKS_NESTED_PARAMS"].(map[string]any)
+	same("TRUEBLOCKS_NESTED_PARAMS", tn, slices.Collect(maps.Keys(nested.Sub)))
+	for k, keys := range nested.Sub {
+		same("TRUEBLOCKS_NESTED_PARAMS."+k, tn[k], keys)
+	}
+	// The special keys are an argument in sanity_check(), not a table.
+	src, err := os.ReadFile(filepath.Join(rp.Dir, "src", "package_io", "sanity_check.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`"trueblocks_params",\s*TRUEBLOCKS_NESTED_PARAMS,\s*\[([^\]]*)\]`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("sanity_check.star: no validate_nested_params call for trueblocks_params")
+	}
+	same("trueblocks_params special keys", stringsOf(quoted(string(m[1]))), nested.Special)
+
+	values := func(name string, drop ...string) []string {
+		var out []string
+		for _, v := range consts[name].(map[string]any) {
+			if s := v.(string); !slices.Contains(drop, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	// reth-builder is internal (MEV), none is el_type: null.
+	same("constants.EL_TYPE", values("EL_TYPE", "reth-builder", "none"), params.ELTypes)
+	same("constants.CL_TYPE", values("CL_TYPE"), params.CLTypes)
+	same("constants.VC_TYPE", values("VC_TYPE"), params.VCTypes)
+	same("constants.GLOBAL_LOG_LEVEL", values("GLOBAL_LOG_LEVEL", "custom"), params.LogLevels)
+	var mev []string
+	for name, v := range consts {
+		if s, ok := v.(string); ok && strings.HasSuffix(name, "_MEV_TYPE") {
+			mev = append(mev, s)
+		}
+	}
+	same("constants.*_MEV_TYPE", mev, params.MEVTypes)
+
+	// Which launchers map global_log_level "custom".
+	var custom []string
+	err = filepath.WalkDir(filepath.Join(rp.Dir, "src"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".star") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), "constants.GLOBAL_LOG_LEVEL.custom") {
+			rel, _ := filepath.Rel(filepath.Join(rp.Dir, "src"), filepath.Dir(p))
+			custom = append(custom, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("launchers mapping custom log level", custom, params.CustomLogLevelClients)
+}
+
+// quoted returns the double-quoted strings of a Starlark list body.
+func quoted(s string) []any {
+	var out []any
+	for _, m := range regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

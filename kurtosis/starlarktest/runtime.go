@@ -393,3 +393,28 @@ func (r *Runtime) Predeclared(name string) bool {
 	_, ok := r.predeclared[name]
 	return ok || starlark.Universe.Has(name)
 }
+
+// Globals executes the module at locator (github.com/<org>/<repo>/<path>,
+// served by the package under test or a WithPackage checkout) and returns
+// its globals that JSON can carry (tables, structs of constants) as Go
+// values, numbers as json.Number; functions and modules are left out.
+func (r *Runtime) Globals(locator string) (map[string]any, error) {
+	m, err := r.importModule(locator)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	th := r.thread()
+	for name, v := range m.Members {
+		switch v.(type) {
+		case *starlark.Function, *starlark.Builtin, *starlarkstruct.Module:
+			continue
+		}
+		g, err := toGo(th, v)
+		if err != nil {
+			continue // not JSON-encodable (e.g. a struct holding functions)
+		}
+		out[name] = g
+	}
+	return out, nil
+}
