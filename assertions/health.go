@@ -74,19 +74,7 @@ func CanonicalBlocks(epochs []devnet.EpochHealth, minShare float64) []Verdict {
 // slots are the offenders.
 func ExternalBids(epochs []devnet.EpochHealth, minShare float64) []Verdict {
 	return perEpochShare(CheckExternalBids, epochs, minShare, func(e devnet.EpochHealth) (int, int, []Offender, Unit) {
-		hit, blocks := 0, 0
-		var self []Offender
-		for _, s := range e.Slots {
-			if !s.Block {
-				continue
-			}
-			blocks++
-			if s.ExternalBuilder {
-				hit++
-			} else {
-				self = append(self, Offender{Slot: s.Slot})
-			}
-		}
+		hit, blocks, self := blockShare(e, func(s devnet.SlotHealth) bool { return s.ExternalBuilder }, nil)
 		return hit, blocks, self, UnitSlot
 	})
 }
@@ -98,22 +86,32 @@ func ExternalBids(epochs []devnet.EpochHealth, minShare float64) []Verdict {
 // against the share; the offenders are the bids with the fewest votes.
 func RevealedBids(epochs []devnet.EpochHealth, minShare float64) []Verdict {
 	return perEpochShare(CheckRevealedBids, epochs, minShare, func(e devnet.EpochHealth) (int, int, []Offender, Unit) {
-		hit, bids := 0, 0
-		var low []Offender
-		for _, s := range e.Slots {
-			if !s.Block {
-				continue
-			}
-			bids++
-			if s.PayloadPresent() {
-				hit++
-			} else {
-				low = append(low, Offender{Slot: s.Slot, Value: float64(s.PTC.PayloadPresent)})
-			}
-		}
+		votes := func(s devnet.SlotHealth) float64 { return float64(s.PTC.PayloadPresent) }
+		hit, bids, low := blockShare(e, devnet.SlotHealth.PayloadPresent, votes)
 		sort.SliceStable(low, func(i, j int) bool { return low[i].Value < low[j].Value })
 		return hit, bids, low, UnitVotes
 	})
+}
+
+// blockShare counts the epoch's blocks and those for which ok holds; the
+// others are the offenders, valued by value (nil: no value).
+func blockShare(e devnet.EpochHealth, ok func(devnet.SlotHealth) bool, value func(devnet.SlotHealth) float64) (hit, blocks int, others []Offender) {
+	for _, s := range e.Slots {
+		if !s.Block {
+			continue
+		}
+		blocks++
+		if ok(s) {
+			hit++
+			continue
+		}
+		o := Offender{Slot: s.Slot}
+		if value != nil {
+			o.Value = value(s)
+		}
+		others = append(others, o)
+	}
+	return hit, blocks, others
 }
 
 // perEpochShare builds one share verdict per epoch from count, which

@@ -32,14 +32,8 @@ func TestImageFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := clientpatch.ImageFiles([]byte(tt.dockerfile))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if errorCase(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
@@ -119,4 +113,20 @@ func FuzzImageFiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// errorCase fails t unless err matches want (a substring; "" wants no
+// error) and reports whether the case ends there (an error was wanted).
+func errorCase(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	return true
 }

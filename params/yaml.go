@@ -43,22 +43,25 @@ func valueOf(n *yaml.Node, key string) *yaml.Node {
 
 // intOf reads an integer scalar (YAML !!int, with _ separators).
 func intOf(n *yaml.Node) (int64, bool) {
-	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	return v, err == nil
+	text, ok := intText(n)
+	v, err := strconv.ParseInt(text, 0, 64)
+	return v, ok && err == nil
 }
 
 // uintOf reads an unsigned 64-bit integer scalar (epochs reach 2^64-1).
 func uintOf(n *yaml.Node) (uint64, bool) {
+	text, ok := intText(n)
+	v, err := strconv.ParseUint(text, 0, 64)
+	return v, ok && err == nil
+}
+
+// intText is an !!int scalar's digits without _ separators.
+func intText(n *yaml.Node) (string, bool) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return 0, false
+		return "", false
 	}
-	v, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	return v, err == nil
+	return strings.ReplaceAll(n.Value, "_", ""), true
 }
 
 func isBool(n *yaml.Node) bool {
@@ -122,13 +125,6 @@ func typeName(n *yaml.Node) string {
 		return "NoneType"
 	}
 	return "string"
-}
-
-func lineOf(n *yaml.Node, def int) int {
-	if n == nil {
-		return def
-	}
-	return n.Line
 }
 
 func join(path, key string) string {
