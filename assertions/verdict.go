@@ -21,6 +21,10 @@ const (
 	UnitVotes   Unit = "votes"  // PTC payload_present votes
 	UnitShare   Unit = "share"  // fraction 0..1, printed as a percentage
 	UnitRatio   Unit = "ratio"  // a speed-up factor, printed as "3.2x"
+	UnitEpochs  Unit = "epochs" // a number of epochs
+	// UnitSlot marks offenders that are just slots (a missed block, a
+	// self-built bid): their value is not printed.
+	UnitSlot Unit = "slot"
 )
 
 // Format prints v in unit u.
@@ -45,6 +49,10 @@ func (u Unit) Format(v float64) string {
 		return fmt.Sprintf("%.1f%%", v*100)
 	case UnitRatio:
 		return fmt.Sprintf("%.2fx", v)
+	case UnitEpochs:
+		return fmt.Sprintf("%.0f epochs", v)
+	case UnitSlot:
+		return ""
 	}
 	return fmt.Sprintf("%g", v)
 }
@@ -144,7 +152,7 @@ func FormatOffenders(u Unit, os []Offender) string {
 	parts := make([]string, 0, len(os))
 	for _, o := range os {
 		if o.Node == "" {
-			parts = append(parts, fmt.Sprintf("slot %d %s", o.Slot, u.Format(o.Value)))
+			parts = append(parts, strings.TrimSpace(fmt.Sprintf("slot %d %s", o.Slot, u.Format(o.Value))))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s) %s at slot %d", o.Node, o.Link, u.Format(o.Value), o.Slot))

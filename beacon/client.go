@@ -11,13 +11,12 @@ import (
 	"github.com/segdiff/segdiff/devnet"
 )
 
-// Node is what the readers need from a beacon node: genesis, spec, blocks and
-// block roots. go-eth2-client's HTTP service implements it.
+// Node is what the readers need from a beacon node: genesis, spec, blocks,
+// block roots, finality checkpoints and attestation rewards. go-eth2-client's
+// HTTP service (and its mock.Service) implements it.
 type Node interface {
 	eth2client.GenesisProvider
-	eth2client.SpecProvider
-	eth2client.SignedBeaconBlockProvider
-	eth2client.BeaconBlockRootProvider
+	HealthNode
 }
 
 // Client reads timing and PTC votes from one beacon node. It is safe for
@@ -47,7 +46,7 @@ func New(ctx context.Context, params ...Parameter) (*Client, error) {
 	}
 	node, ok := svc.(Node)
 	if !ok {
-		return nil, fmt.Errorf("connect to beacon node %s: service %T lacks block/spec providers", p.address, svc)
+		return nil, fmt.Errorf("connect to beacon node %s: service %T lacks block/spec/finality/rewards providers", p.address, svc)
 	}
 	return &Client{node: node}, nil
 }

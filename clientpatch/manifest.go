@@ -337,9 +337,33 @@ func (m *Manifest) validateClient(i int) []error {
 		bad("build.dockerfile", "missing")
 	} else if st, err := os.Stat(filepath.Join(m.Dir(), filepath.FromSlash(c.Build.Dockerfile))); err != nil || st.IsDir() {
 		bad("build.dockerfile", "%s: no such file (paths are relative to %s)", c.Build.Dockerfile, m.Dir())
+	} else if err := m.checkLauncherBinary(c); err != nil {
+		bad("build.dockerfile", "%v", err)
 	}
 	errs = append(errs, m.checkPatchList(i)...)
 	return errs
+}
+
+// checkLauncherBinary fails when c's Dockerfile does not put the binary
+// ethereum-package's launcher executes (LauncherBinary) in the image.
+func (m *Manifest) checkLauncherBinary(c *Client) error {
+	want := LauncherBinary(c.Layer, c.Type)
+	if want == "" {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(m.Dir(), filepath.FromSlash(c.Build.Dockerfile)))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", c.Build.Dockerfile, err)
+	}
+	files, err := ImageFiles(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Build.Dockerfile, err)
+	}
+	if !slices.Contains(files, want) {
+		return fmt.Errorf("%s puts no %s in the image, but ethereum-package's %s launcher runs it (sh -c \"exec %s ...\"); COPY the binary to %s or link it there (the image has: %s)",
+			c.Build.Dockerfile, want, c.Type, want, want, strings.Join(files, ", "))
+	}
+	return nil
 }
 
 // checkImage checks a Docker reference, and the substrings ethereum-package

@@ -45,7 +45,7 @@ func TestLoadFile_Good(t *testing.T) {
 func writeManifest(t *testing.T, yaml string, extra map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{"Dockerfile": "FROM scratch\n", "p/0001-a.patch": "x", "p/0002-b.patch": "x"}
+	files := map[string]string{"Dockerfile": "FROM scratch\nCOPY b /beacon-chain\n", "p/0001-a.patch": "x", "p/0002-b.patch": "x"}
 	for k, v := range extra {
 		files[k] = v
 	}

@@ -99,14 +99,8 @@ func TestResolveParticipants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := clientpatch.ResolveParticipants(tt.args, m)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if errorCase(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(tt.args, tt.want) {
 				t.Fatalf("got  %#v\nwant %#v", tt.args, tt.want)

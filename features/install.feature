@@ -4,17 +4,30 @@ Feature: Block-install delay
   payload_diffusion_block_arrival_timestamp_seconds) delays diffusion. It is
   measured on every node, builders included, and reported per node.
 
+  The design assumes 200 ms (the embedded devnet installs after exactly its
+  --install-delay). On Kurtosis the delay is measured, not assumed: the
+  scenario reports p50, p99 and max per client and gates them on a budget:
+  p50 <= 200 ms (the design's assumption holds for the median node), p99 <=
+  500 ms (half of the 1 s median-completion budget, so a slow install cannot
+  consume the median budget on its own) and max <= 1 s (the median-completion
+  budget itself).
+
+  @embedded
   Scenario Outline: every node installs each warm block within <max> (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
     Then every node's block-install delay is at most <max>
 
-    @embedded
     Examples: embedded devnet
       | mode      | slots | max |
       | segmented | 3     | 2s  |
 
-    @kurtosis
+  @kurtosis
+  Scenario Outline: the block-install delay per client is within budget (<mode>)
+    Given a <mode> devnet
+    When the devnet has revealed <slots> warm payloads
+    Then per client the block-install delay has p50 at most <p50>, p99 at most <p99> and max at most <max>
+
     Examples: Kurtosis enclave
-      | mode      | slots | max |
-      | segmented | 3     | 2s  |
+      | mode      | slots | p50   | p99   | max |
+      | segmented | 3     | 200ms | 500ms | 1s  |

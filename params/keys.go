@@ -3,10 +3,11 @@ package params
 import "github.com/segdiff/segdiff/mode"
 
 // EthereumPackageCommit is the ethpandaops/ethereum-package commit the key
-// tables below describe. They were written by hand from that commit's
-// src/package_io/sanity_check.star, input_parser.star and constants.star (as
-// summarised in the project's reference notes); update them together with the
-// commit pinned in kurtosis/main.star.
+// tables below describe. They are copied from that commit's
+// src/package_io/sanity_check.star, input_parser.star and constants.star; in
+// the real-package mode (SEGDIFF_ETHPKG_DIR) kurtosis/starlarktest compares
+// them with the real tables. Update them together with the commit pinned in
+// kurtosis/main.star.
 const EthereumPackageCommit = "0350d2e98735ff395b088fe8c261f0c9bb652c8a"
 
 // FarFutureEpoch is ethereum-package's FAR_FUTURE_EPOCH (2^64-1): a fork at
@@ -118,8 +119,7 @@ var BlockKeys = map[string][]string{
 	"prometheus_params": {"storage_tsdb_retention_time", "storage_tsdb_retention_size", "min_cpu",
 		"max_cpu", "min_mem", "max_mem", "image"},
 	"grafana_params": {"additional_dashboards", "min_cpu", "max_cpu", "min_mem", "max_mem", "image"},
-	"tempo_params": {"retention_duration", "ingestion_rate_limit", "ingestion_burst_limit",
-		"max_search_duration", "max_bytes_per_trace", "min_cpu", "max_cpu", "min_mem", "max_mem", "image"},
+	"tempo_params":   {"min_cpu", "max_cpu", "min_mem", "max_mem", "image"},
 	"assertoor_params": {"image", "run_stability_check", "run_block_proposal_check",
 		"run_transaction_test", "run_blob_transaction_test", "run_opcodes_transaction_test",
 		"run_lifecycle_test", "tests"},
@@ -146,10 +146,28 @@ var BlockKeys = map[string][]string{
 	"ethereum_genesis_generator_params": {"image", "extra_env"},
 	"bootnodoor_params": {"image", "min_cpu", "max_cpu", "min_mem", "max_mem", "separate_keys",
 		"extra_args"},
-	"zkboost_params": {"image", "witness_timeout_secs", "proof_timeout_secs", "witness_cache_size",
-		"proof_cache_size", "dashboard_enabled", "dashboard_retention", "instances", "zkvms", "env"},
+	"zkboost_params":    {"image", "instances", "zkvms", "env"},
 	"buildoor_params":   {"image", "extra_args", "builder_api", "epbs_builder", "lifecycle", "instances"},
 	"trueblocks_params": {"image", "config_version", "target_rpc_url", "target_index", "scrape", "env"},
+}
+
+// NestedBlock is a block sanity_check.star validates two levels deep
+// (validate_nested_params): its keys must be one of Special or a key of Sub,
+// and each Sub block's keys one of its list. A key must pass both this and
+// BlockKeys, as both checks run.
+type NestedBlock struct {
+	Special []string
+	Sub     map[string][]string
+}
+
+// NestedBlocks are the nested blocks other than port_publisher
+// (TRUEBLOCKS_NESTED_PARAMS). trueblocks_params.config_version is in BlockKeys
+// but not here, so ethereum-package rejects it: the checker agrees.
+var NestedBlocks = map[string]NestedBlock{
+	"trueblocks_params": {
+		Special: []string{"image", "target_rpc_url", "target_index", "env"},
+		Sub:     map[string][]string{"scrape": {"apps_per_chunk", "snap_to_grid", "first_snap", "unripe_dist"}},
+	},
 }
 
 // ScalarKeys are the other top-level keys (ADDITIONAL_CATEGORY_PARAMS).
@@ -175,6 +193,14 @@ var (
 	CLTypes = []string{"lighthouse", "teku", "nimbus", "prysm", "lodestar", "grandine", "consensoor", "caplin"}
 	VCTypes = []string{"lighthouse", "lodestar", "nimbus", "prysm", "teku", "vero", "grandine", "consensoor"}
 )
+
+// LogLevels are the global_log_level values a client launcher maps
+// (constants.GLOBAL_LOG_LEVEL); custom maps only for CustomLogLevelClients.
+var LogLevels = []string{"error", "warn", "info", "debug", "trace"}
+
+// CustomLogLevelClients are the launchers whose log-level table maps
+// "custom" (teku's CL, besu's EL).
+var CustomLogLevelClients = []string{"cl/teku", "el/besu"}
 
 // MEVTypes are the accepted mev_type values (null is also accepted).
 var MEVTypes = []string{"mock", "flashbots", "mev-rs", "commit-boost", "helix", "buildoor"}

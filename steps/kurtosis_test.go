@@ -18,20 +18,47 @@ import (
 
 // TestFeaturesRunUnchangedAgainstKurtosisBackend attaches the real
 // "kurtosis" backend to an endpoints file naming fake nodes: the fake
-// backend's metrics servers and a fake beacon API whose blocks carry 400 of
-// 512 payload_present votes per slot. Every @kurtosis scenario must pass,
-// the @embedded-only comparison must not run.
+// backend's metrics servers and a fake beacon API serving a healthy chain
+// whose blocks carry 400 of 512 payload_present votes per slot. Every
+// @kurtosis scenario must pass, the @embedded-only ones must not run.
 func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
+	attachKurtosis(t, beacontest.HealthyChain(time.Unix(1_800_000_000, 0), healthEpochs, healthSlotsPerEpoch))
+	status, out, s := runKurtosis(t, "../features")
+	if status != 0 {
+		t.Fatalf("status %d:\n%s", status, out)
+	}
+	run := s.Results()
+	if len(run.Scenarios) != 8 {
+		t.Fatalf("ran %d scenarios, want the 8 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Status != report.StatusPassed {
+			t.Errorf("scenario %q: %s %s", sc.Name, sc.Status, sc.Error)
+		}
+		for _, v := range sc.Verdicts {
+			if v.Check == "PTC payload_present votes per warm slot" && v.Measured != 400 {
+				t.Errorf("PTC votes measured %v, want 400 from the fake chain", v.Measured)
+			}
+		}
+	}
+}
+
+// The fake chain of the Kurtosis-backend tests: 6 epochs of 8 slots, so
+// "the chain has finished 3 epochs" judges epochs 2..4.
+const (
+	healthEpochs        = 6
+	healthSlotsPerEpoch = 8
+)
+
+// attachKurtosis writes an endpoints file naming the fake backend's nodes,
+// each with chain's beacon API, and points the kurtosis backend at it.
+func attachKurtosis(t *testing.T, chain *beacontest.Chain) {
+	t.Helper()
 	fake, err := openFake(context.Background(), devnet.Config{Mode: devnet.ModeSegmented, Preset: "fake"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	chain := beacontest.NewChain(time.Unix(1_800_000_000, 0))
-	for slot := uint64(1); slot <= fakeSlots+1; slot++ {
-		att := beacontest.Attestation(slot-1, beacontest.Root(slot-1), true, 512, beacontest.Positions(400)...)
-		chain.Put(beacontest.Block(slot, beacontest.Root(slot-1), att), beacontest.Root(slot))
-	}
 	bn := beacontest.NewServer(t, chain)
 	nodes, _ := fake.Nodes(context.Background())
 	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "test", Mode: devnet.ModeSegmented,
@@ -46,31 +73,21 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(kurtosis.EnvEndpoints, path)
+}
 
+// runKurtosis runs the @kurtosis scenarios of paths against the attached
+// kurtosis backend and returns godog's status, its output with the suite's
+// log, and the suite.
+func runKurtosis(t *testing.T, paths ...string) (int, string, *steps.Suite) {
+	t.Helper()
 	var log, out bytes.Buffer
 	s := steps.New(steps.Config{Backend: kurtosis.BackendName, ReportsDir: t.TempDir(), RunID: "kt",
 		PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
 	status := godog.TestSuite{
 		TestSuiteInitializer: s.InitializeTestSuite,
 		ScenarioInitializer:  s.InitializeScenario,
-		Options: &godog.Options{Format: "progress", Output: &out, Paths: []string{"../features"},
+		Options: &godog.Options{Format: "progress", Output: &out, Paths: paths,
 			Tags: "@kurtosis && ~@slow", Strict: true, NoColors: true},
 	}.Run()
-	if status != 0 {
-		t.Fatalf("status %d:\n%s%s", status, out.String(), log.String())
-	}
-	run := s.Results()
-	if len(run.Scenarios) != 5 {
-		t.Fatalf("ran %d scenarios, want the 5 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
-	}
-	for _, sc := range run.Scenarios {
-		if sc.Status != report.StatusPassed {
-			t.Errorf("scenario %q: %s %s", sc.Name, sc.Status, sc.Error)
-		}
-		for _, v := range sc.Verdicts {
-			if v.Check == "PTC payload_present votes per warm slot" && v.Measured != 400 {
-				t.Errorf("PTC votes measured %v, want 400 from the fake chain", v.Measured)
-			}
-		}
-	}
+	return status, out.String() + log.String(), s
 }

@@ -35,7 +35,7 @@ type definition struct {
 func (s *Suite) definitions() []definition {
 	const every, ptc, completion, bytes, install, comparison = "every feature", "ptc.feature",
 		"completion.feature", "bytes.feature", "install.feature", "comparison.feature"
-	return []definition{
+	return append([]definition{
 		{every, "Given", reDevnet.String(), s.aDevnet},
 		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset},
 		{every, "Given", reIdentical.String(), s.identicalDevnets},
@@ -48,7 +48,7 @@ func (s *Suite) definitions() []definition {
 		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
 		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
 		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup},
-	}
+	}, s.healthDefinitions()...)
 }
 
 // register binds every definition to sc with its keyword.

@@ -1,7 +1,9 @@
 // Package beacontest serves a fake beacon API for tests: the endpoints
 // go-eth2-client's HTTP service calls on New (/eth/v1/node/syncing,
-// /eth/v1/node/version) and for genesis, spec, blocks and block roots, with
-// bodies marshalled by go-eth2-client's own types as a real node serves them.
+// /eth/v1/node/version) and for genesis, spec, blocks (by slot or "head"),
+// block roots, finality checkpoints and attestation rewards, with bodies
+// marshalled by go-eth2-client's own types as a real node serves them.
+// health.go builds whole chains for the glamsterdam health checks.
 package beacontest
 
 import (
@@ -28,9 +30,15 @@ type Chain struct {
 	Genesis time.Time
 	// Spec is served verbatim as /eth/v1/config/spec (string values, as the
 	// real API serves them).
-	Spec   map[string]string
-	blocks map[uint64]*gloas.SignedBeaconBlock
-	roots  map[uint64]phase0.Root
+	Spec map[string]string
+	// Finalized returns the finalized epoch in the state at slot; nil
+	// serves no finality checkpoints (404).
+	Finalized func(slot uint64) uint64
+	// Rewards are the attestation rewards per epoch; a missing epoch is
+	// 404, as a node answers for an epoch it has not processed.
+	Rewards map[uint64][]apiv1.ValidatorAttestationRewards
+	blocks  map[uint64]*gloas.SignedBeaconBlock
+	roots   map[uint64]phase0.Root
 }
 
 // NewChain returns a chain with the given genesis and mainnet-like Gloas
@@ -45,8 +53,9 @@ func NewChain(genesis time.Time) *Chain {
 			"PTC_SIZE":         "512",
 			"SLOTS_PER_EPOCH":  "32",
 		},
-		blocks: map[uint64]*gloas.SignedBeaconBlock{},
-		roots:  map[uint64]phase0.Root{},
+		Rewards: map[uint64][]apiv1.ValidatorAttestationRewards{},
+		blocks:  map[uint64]*gloas.SignedBeaconBlock{},
+		roots:   map[uint64]phase0.Root{},
 	}
 }
 
@@ -159,12 +168,27 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeData(w, c.blocks[slot], "gloas")
+	case strings.HasPrefix(path, "/eth/v1/beacon/states/") && strings.HasSuffix(path, "/finality_checkpoints"):
+		c.serveFinality(w, strings.TrimSuffix(strings.TrimPrefix(path, "/eth/v1/beacon/states/"), "/finality_checkpoints"))
+	case strings.HasPrefix(path, "/eth/v1/beacon/rewards/attestations/") && r.Method == http.MethodPost:
+		c.serveRewards(w, strings.TrimPrefix(path, "/eth/v1/beacon/rewards/attestations/"))
 	default:
 		writeError(w, http.StatusNotFound, "unknown endpoint "+path)
 	}
 }
 
 func (c *Chain) slotOf(w http.ResponseWriter, id string) (uint64, bool) {
+	if id == "head" {
+		if len(c.blocks) == 0 {
+			writeError(w, http.StatusNotFound, "NOT_FOUND: no head block")
+			return 0, false
+		}
+		var head uint64
+		for s := range c.blocks {
+			head = max(head, s)
+		}
+		return head, true
+	}
 	slot, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "block id must be a slot in this fake: "+id)
@@ -175,6 +199,38 @@ func (c *Chain) slotOf(w http.ResponseWriter, id string) (uint64, bool) {
 		return 0, false
 	}
 	return slot, true
+}
+
+func (c *Chain) serveFinality(w http.ResponseWriter, state string) {
+	slot, err := strconv.ParseUint(state, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "state id must be a slot in this fake: "+state)
+		return
+	}
+	if c.Finalized == nil {
+		writeError(w, http.StatusNotFound, "NOT_FOUND: no finality in this fake")
+		return
+	}
+	fin := phase0.Epoch(c.Finalized(slot))
+	writeData(w, &apiv1.Finality{
+		Finalized:         &phase0.Checkpoint{Epoch: fin, Root: Root(uint64(fin) * 32)},
+		Justified:         &phase0.Checkpoint{Epoch: fin + 1, Root: Root(uint64(fin+1) * 32)},
+		PreviousJustified: &phase0.Checkpoint{Epoch: fin, Root: Root(uint64(fin) * 32)},
+	}, "")
+}
+
+func (c *Chain) serveRewards(w http.ResponseWriter, id string) {
+	epoch, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "epoch must be a number: "+id)
+		return
+	}
+	total, ok := c.Rewards[epoch]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("NOT_FOUND: no attestation rewards for epoch %d", epoch))
+		return
+	}
+	writeData(w, &apiv1.AttestationRewards{IdealRewards: []apiv1.IdealAttestationRewards{}, TotalRewards: total}, "")
 }
 
 func writeData(w http.ResponseWriter, data any, version string) {

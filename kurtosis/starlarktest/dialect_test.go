@@ -15,15 +15,7 @@ func tempPackage(t *testing.T, main string, files map[string]string) string {
 	dir := t.TempDir()
 	files["kurtosis.yml"] = "name: github.com/example/pkg\n"
 	files["main.star"] = main
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	return dir
 }
 

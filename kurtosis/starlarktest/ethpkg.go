@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,32 +180,53 @@ func stubNetworkParams(user map[string]any) (map[string]any, error) {
 	return np, nil
 }
 
-// stubExpand expands count and participants_matrix (el x cl x vc x signer x count).
+// stubExpand expands participants as input_parser.parse_network_params
+// does at the pinned commit: participants_matrix adds one merged entry (el,
+// then cl, vc, remote_signer keys) per el x cl x vc x remote_signer x count
+// combination, where absent el or cl lists yield none and absent vc or
+// remote_signer lists one empty entry; they follow participants[]; every
+// entry is then repeated its own count times. With neither participants nor
+// participants_matrix there is one default participant.
 func stubExpand(in map[string]any) []stubParticipant {
-	var out []stubParticipant
 	ps, given := in["participants"]
-	list := listOf(ps)
-	if !given {
+	mx, hasMatrix := in["participants_matrix"]
+	list := append([]any{}, listOf(ps)...)
+	if !given && !hasMatrix {
 		list = []any{map[string]any{}}
 	}
+	if hasMatrix {
+		list = append(list, stubMatrix(mapOf(mx))...)
+	}
+	var out []stubParticipant
 	for _, p := range list {
 		m := mapOf(p)
-		count := intOf(m["count"], 1)
 		el := strOf(m["el_type"], "geth")
 		if v, present := m["el_type"]; present && v == nil {
 			el = "none" // el_type: null launches a CL-only participant
 		}
-		for range count {
+		for range intOf(m["count"], 1) {
 			out = append(out, stubParticipant{cl: strOf(m["cl_type"], "lighthouse"), el: el})
 		}
 	}
-	if mx := mapOf(in["participants_matrix"]); len(mx) > 0 {
-		els, cls := orOne(listOf(mx["el"])), orOne(listOf(mx["cl"]))
-		per := len(orOne(listOf(mx["vc"]))) * len(orOne(listOf(mx["remote_signer"]))) * intOf(mx["count"], 1)
-		for _, e := range els {
-			for _, c := range cls {
-				for range per {
-					out = append(out, stubParticipant{cl: strOf(mapOf(c)["cl_type"], "lighthouse"), el: strOf(mapOf(e)["el_type"], "geth")})
+	return out
+}
+
+// stubMatrix returns the merged participants_matrix entries, before count
+// expansion.
+func stubMatrix(mx map[string]any) []any {
+	vcs, signers := orOne(listOf(mx["vc"])), orOne(listOf(mx["remote_signer"]))
+	var out []any
+	for _, el := range listOf(mx["el"]) {
+		for _, cl := range listOf(mx["cl"]) {
+			for _, vc := range vcs {
+				for _, signer := range signers {
+					for range intOf(mx["count"], 1) {
+						merged := map[string]any{}
+						for _, part := range []any{el, cl, vc, signer} {
+							maps.Copy(merged, mapOf(part))
+						}
+						out = append(out, merged)
+					}
 				}
 			}
 		}

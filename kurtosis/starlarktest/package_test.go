@@ -55,10 +55,26 @@ type prometheusConfig struct {
 	} `yaml:"scrape_configs"`
 }
 
-// run executes the package with YAML args on the given cluster type,
-// privileged exactly when the args set segdiff.link_classes (what `segdiff
-// devnet up` does).
+// backend is what serves the ethereum-package import: the stand-in
+// (EthereumPackageStub) or, in the real-package mode, a checkout.
+type backend struct {
+	name string
+	opts []starlarktest.Option
+}
+
+var standIn = backend{name: "stand-in", opts: []starlarktest.Option{
+	starlarktest.WithRemoteModule(starlarktest.EthereumPackageLocator, starlarktest.EthereumPackageStub),
+}}
+
+// run executes the package with YAML args on the given cluster type against
+// the stand-in, privileged exactly when the args set segdiff.link_classes
+// (what `segdiff devnet up` does).
 func run(t *testing.T, argsYAML, cluster string) (*starlarktest.Plan, output, error) {
+	t.Helper()
+	return runOn(t, standIn, argsYAML, cluster)
+}
+
+func runOn(t *testing.T, b backend, argsYAML, cluster string) (*starlarktest.Plan, output, error) {
 	t.Helper()
 	var parsed struct {
 		Segdiff struct {
@@ -66,15 +82,16 @@ func run(t *testing.T, argsYAML, cluster string) (*starlarktest.Plan, output, er
 		} `yaml:"segdiff"`
 	}
 	_ = yaml.Unmarshal([]byte(argsYAML), &parsed)
-	return runWith(t, argsYAML, cluster, parsed.Segdiff.LinkClasses != nil)
+	return runWith(t, b, argsYAML, cluster, parsed.Segdiff.LinkClasses != nil)
 }
 
-func runWith(t *testing.T, argsYAML, cluster string, privileged bool) (*starlarktest.Plan, output, error) {
+func runWith(t *testing.T, b backend, argsYAML, cluster string, privileged bool) (*starlarktest.Plan, output, error) {
 	t.Helper()
-	r, err := starlarktest.New(packageDir,
+	opts := append([]starlarktest.Option{
 		starlarktest.WithClusterType(cluster),
 		starlarktest.WithAllowPrivilegedMode(privileged),
-		starlarktest.WithRemoteModule(starlarktest.EthereumPackageLocator, starlarktest.EthereumPackageStub))
+	}, b.opts...)
+	r, err := starlarktest.New(packageDir, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +115,12 @@ func runWith(t *testing.T, argsYAML, cluster string, privileged bool) (*starlark
 
 func mustRun(t *testing.T, argsYAML, cluster string) (*starlarktest.Plan, output) {
 	t.Helper()
-	p, out, err := run(t, argsYAML, cluster)
+	return mustRunOn(t, standIn, argsYAML, cluster)
+}
+
+func mustRunOn(t *testing.T, b backend, argsYAML, cluster string) (*starlarktest.Plan, output) {
+	t.Helper()
+	p, out, err := runOn(t, b, argsYAML, cluster)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -339,7 +361,7 @@ func TestKubernetes(t *testing.T) {
 		t.Fatalf("kubernetes + shaping: err = %v, want the Docker-backend message", err)
 	}
 	// Docker, but the run not privileged: disruptoor cannot start.
-	_, _, err = runWith(t, shaped, "docker", false)
+	_, _, err = runWith(t, standIn, shaped, "docker", false)
 	if err == nil || !strings.Contains(err.Error(), `service "disruptoor" is privileged, but the run does not allow privileged mode`) {
 		t.Fatalf("shaping without a privileged run: err = %v", err)
 	}
@@ -396,7 +418,13 @@ func TestBadInputFails(t *testing.T) {
 // TestNetworkParamsFilesRun runs every network-params file, its @clients/
 // images resolved from client-patches/clients.yaml as `segdiff devnet up`
 // does, and checks the node count, the mode and the shaping it asks for.
-func TestNetworkParamsFilesRun(t *testing.T) {
+func TestNetworkParamsFilesRun(t *testing.T) { checkNetworkParamsFiles(t, standIn) }
+
+// checkNetworkParamsFiles is TestNetworkParamsFilesRun against b; it returns
+// each file's plan by file name.
+func checkNetworkParamsFiles(t *testing.T, b backend) map[string]*starlarktest.Plan {
+	t.Helper()
+	plans := map[string]*starlarktest.Plan{}
 	files, err := filepath.Glob(filepath.Join(packageDir, "..", "network-params", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no network-params files: %v", err)
@@ -422,7 +450,8 @@ func TestNetworkParamsFilesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, out := mustRun(t, string(resolved), "docker")
+			p, out := mustRunOn(t, b, string(resolved), "docker")
+			plans[filepath.Base(f)] = p
 			for _, n := range out.SegdiffNodes {
 				if img := p.EthereumPackageArgs["participants"].([]any)[0].(map[string]any)["cl_image"]; strings.HasPrefix(fmt.Sprint(img), "@") {
 					t.Fatalf("node %s: cl_image %v left unresolved", n.ID, img)
@@ -448,6 +477,7 @@ func TestNetworkParamsFilesRun(t *testing.T) {
 			}
 		})
 	}
+	return plans
 }
 
 // TestEthereumPackagePinned: main.star imports exactly the pinned locator

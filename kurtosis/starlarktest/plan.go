@@ -40,6 +40,7 @@ type Service struct {
 	Image      string
 	Ports      map[string]Port
 	Files      map[string]string // mount path -> artifact name
+	Entrypoint []string
 	Cmd        []string
 	Env        map[string]string
 	Privileged bool
@@ -218,17 +219,24 @@ func (r *Runtime) serviceFromConfig(name string, v starlark.Value) (*Service, er
 			s.Files[mount] = art
 		}
 	}
-	if cmd, _ := cfg.Attr("cmd"); cmd != nil {
-		l, ok := cmd.(*starlark.List)
+	for _, f := range []struct {
+		attr string
+		dst  *[]string
+	}{{"entrypoint", &s.Entrypoint}, {"cmd", &s.Cmd}} {
+		v, _ := cfg.Attr(f.attr)
+		if v == nil {
+			continue
+		}
+		l, ok := v.(*starlark.List)
 		if !ok {
-			return nil, fmt.Errorf("add_service(%s): cmd must be a list", name)
+			return nil, fmt.Errorf("add_service(%s): %s must be a list", name, f.attr)
 		}
 		for i := range l.Len() {
-			c, err := str(l.Index(i), "cmd item")
+			c, err := str(l.Index(i), f.attr+" item")
 			if err != nil {
 				return nil, fmt.Errorf("add_service(%s): %w", name, err)
 			}
-			s.Cmd = append(s.Cmd, c)
+			*f.dst = append(*f.dst, c)
 		}
 	}
 	if env, _ := cfg.Attr("env_vars"); env != nil {
@@ -384,24 +392,76 @@ func (r *Runtime) getFilesArtifact(_ *starlark.Thread, a map[string]starlark.Val
 	return starlark.String(name), nil
 }
 
+// task records run_sh / run_python: mounted files artifacts must exist, and
+// every store entry (a path, or StoreSpec(src, name)) becomes a files
+// artifact listed in the result's files_artifacts, as Kurtosis returns them.
 func (r *Runtime) task(_ *starlark.Thread, a map[string]starlark.Value) (starlark.Value, error) {
+	if files, ok := a["files"].(*starlark.Dict); ok {
+		for _, item := range files.Items() {
+			mount, _ := starlark.AsString(item[0])
+			if isType(item[1], "Directory") {
+				continue
+			}
+			art, _ := starlark.AsString(item[1])
+			if _, exists := r.plan.Artifacts[art]; !exists {
+				return nil, fmt.Errorf("task files[%q] names files artifact %q, which does not exist", mount, art)
+			}
+		}
+	}
+	var stored []starlark.Value
+	if store, ok := a["store"].(*starlark.List); ok {
+		for i := range store.Len() {
+			var name starlark.Value
+			if spec, ok := store.Index(i).(*starlarkstruct.Struct); ok && isType(spec, "StoreSpec") {
+				name, _ = spec.Attr("name")
+			}
+			art, err := r.newArtifact(name)
+			if err != nil {
+				return nil, fmt.Errorf("task store[%d]: %w", i, err)
+			}
+			stored = append(stored, starlark.String(art.Name))
+		}
+	}
 	return starlarkstruct.FromStringDict(starlark.String("TaskResult"), starlark.StringDict{
 		"code":            starlark.String("{{kurtosis:task.code}}"),
 		"output":          starlark.String("{{kurtosis:task.output}}"),
-		"files_artifacts": starlark.NewList(nil),
+		"files_artifacts": starlark.NewList(stored),
 	}), nil
 }
 
+// recipeResult is what exec, request and wait return at interpretation
+// time: future references for the recipe's fields (code and output for an
+// ExecRecipe, code and body for HTTP recipes) and one "extract.<name>" per
+// extractor.
 func (r *Runtime) recipeResult(_ *starlark.Thread, a map[string]starlark.Value) (starlark.Value, error) {
+	name := ""
 	if svc, ok := a["service_name"]; ok {
-		name, _ := starlark.AsString(svc)
+		name, _ = starlark.AsString(svc)
 		if _, exists := r.plan.Services[name]; !exists {
 			return nil, fmt.Errorf("service %q does not exist", name)
 		}
 	}
-	d := starlark.NewDict(2)
-	_ = d.SetKey(starlark.String("code"), starlark.String("{{kurtosis:recipe.code}}"))
-	_ = d.SetKey(starlark.String("body"), starlark.String("{{kurtosis:recipe.body}}"))
+	recipe, _ := a["recipe"].(*starlarkstruct.Struct)
+	fields := []string{"code", "body"}
+	if isType(recipe, "ExecRecipe") {
+		fields = []string{"code", "output"}
+	}
+	if recipe != nil {
+		if ex, err := recipe.Attr("extract"); err == nil {
+			d, ok := ex.(*starlark.Dict)
+			if !ok {
+				return nil, fmt.Errorf("recipe extract must be a dict name -> jq query, got %s", ex.Type())
+			}
+			for _, item := range d.Items() {
+				k, _ := starlark.AsString(item[0])
+				fields = append(fields, "extract."+k)
+			}
+		}
+	}
+	d := starlark.NewDict(len(fields))
+	for _, f := range fields {
+		_ = d.SetKey(starlark.String(f), starlark.String(fmt.Sprintf("{{kurtosis:%s.%s}}", name, f)))
+	}
 	return d, nil
 }
 

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -53,6 +52,11 @@ type Runtime struct {
 	packageName string
 	clusterType string
 	privileged  bool
+	// packages are read from disk: the package under test first, then
+	// checkouts given with WithPackage.
+	packages    []localPackage
+	replace     map[string]string // the root kurtosis.yml's replace
+	missingHint func(root string) string
 	remote      map[string]RemoteModule
 	modules     map[string]*starlarkstruct.Module
 	loading     map[string]bool
@@ -126,6 +130,8 @@ func New(dir string, opts ...Option) (*Runtime, error) {
 		modules:     map[string]*starlarkstruct.Module{},
 		loading:     map[string]bool{},
 		plan:        newPlan(),
+		packages:    []localPackage{{name: k.Name, dir: dir}},
+		replace:     k.Replace,
 	}
 	for _, o := range opts {
 		o(r)
@@ -237,35 +243,6 @@ func callerFile(thread *starlark.Thread) string {
 	return thread.CallFrame(1).Pos.Filename()
 }
 
-// resolve turns a locator used in file `from` into an absolute locator.
-func (r *Runtime) resolve(from, locator string) (string, error) {
-	switch {
-	case strings.HasPrefix(locator, "github.com/"):
-		return locator, nil
-	case strings.HasPrefix(locator, "/"):
-		return r.packageName + locator, nil
-	case strings.HasPrefix(locator, "./"), strings.HasPrefix(locator, "../"):
-		if !strings.HasPrefix(from, r.packageName+"/") {
-			return "", fmt.Errorf("relative locator %q used outside the package (in %q)", locator, from)
-		}
-		abs := path.Join(path.Dir(from), locator)
-		if !strings.HasPrefix(abs, r.packageName+"/") {
-			return "", fmt.Errorf("relative locator %q in %s leaves the package %s", locator, from, r.packageName)
-		}
-		return abs, nil
-	}
-	return "", fmt.Errorf("invalid locator %q: use ./relative, /package-absolute or github.com/<org>/<repo>/<path>", locator)
-}
-
-// localPath maps an absolute locator inside the package to a file path.
-func (r *Runtime) localPath(locator string) (string, bool) {
-	rest, ok := strings.CutPrefix(locator, r.packageName+"/")
-	if !ok {
-		return "", false
-	}
-	return filepath.Join(r.root, filepath.FromSlash(rest)), true
-}
-
 func (r *Runtime) builtinImportModule(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var locator string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "module_file", &locator); err != nil {
@@ -289,7 +266,7 @@ func (r *Runtime) importModule(locator string) (*starlarkstruct.Module, error) {
 	}
 	file, local := r.localPath(locator)
 	if !local {
-		return nil, fmt.Errorf("import_module: %s is a remote module with no offline stub (stubbed: %s)", locator, strings.Join(r.remoteNames(), ", "))
+		return nil, r.missingPackage(locator)
 	}
 	if !strings.HasSuffix(locator, ".star") {
 		return nil, fmt.Errorf("import_module: %s is not a .star file", locator)
@@ -307,9 +284,46 @@ func (r *Runtime) importModule(locator string) (*starlarkstruct.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("execute %s: %w", locator, err)
 	}
+	if locator == EthereumPackageName+"/main.star" {
+		globals = r.recordEthereumPackageArgs(globals)
+	}
 	m := &starlarkstruct.Module{Name: locator, Members: globals}
 	r.modules[locator] = m
 	return m, nil
+}
+
+// recordEthereumPackageArgs wraps a real ethereum-package's run so that
+// Plan.EthereumPackageArgs holds the args it was called with, as the stub
+// records them (copied before the call: the real parser mutates them).
+func (r *Runtime) recordEthereumPackageArgs(globals starlark.StringDict) starlark.StringDict {
+	run, ok := globals["run"].(starlark.Callable)
+	if !ok {
+		return globals
+	}
+	out := starlark.StringDict{}
+	for k, v := range globals {
+		out[k] = v
+	}
+	out["run"] = starlark.NewBuiltin("run", func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var in starlark.Value
+		if len(args) > 1 {
+			in = args[1]
+		}
+		for _, kv := range kwargs {
+			if k, _ := starlark.AsString(kv[0]); k == "args" {
+				in = kv[1]
+			}
+		}
+		if in != nil {
+			g, err := toGo(th, in)
+			if err != nil {
+				return nil, fmt.Errorf("record ethereum-package args: %w", err)
+			}
+			r.plan.EthereumPackageArgs, _ = g.(map[string]any)
+		}
+		return starlark.Call(th, run, args, kwargs)
+	})
+	return out
 }
 
 func (r *Runtime) remoteNames() []string {
@@ -331,7 +345,7 @@ func (r *Runtime) builtinReadFile(thread *starlark.Thread, b *starlark.Builtin, 
 	}
 	file, ok := r.localPath(abs)
 	if !ok {
-		return nil, fmt.Errorf("read_file: %s is outside the package; remote files are not available offline", abs)
+		return nil, fmt.Errorf("read_file: %s is in no local package; remote files are available offline only from a checkout (WithPackage)", abs)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -378,4 +392,29 @@ func CheckSyntax(dir string, predeclared func(name string) bool) error {
 func (r *Runtime) Predeclared(name string) bool {
 	_, ok := r.predeclared[name]
 	return ok || starlark.Universe.Has(name)
+}
+
+// Globals executes the module at locator (github.com/<org>/<repo>/<path>,
+// served by the package under test or a WithPackage checkout) and returns
+// its globals that JSON can carry (tables, structs of constants) as Go
+// values, numbers as json.Number; functions and modules are left out.
+func (r *Runtime) Globals(locator string) (map[string]any, error) {
+	m, err := r.importModule(locator)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	th := r.thread()
+	for name, v := range m.Members {
+		switch v.(type) {
+		case *starlark.Function, *starlark.Builtin, *starlarkstruct.Module:
+			continue
+		}
+		g, err := toGo(th, v)
+		if err != nil {
+			continue // not JSON-encodable (e.g. a struct holding functions)
+		}
+		out[name] = g
+	}
+	return out, nil
 }
