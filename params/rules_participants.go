@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	segmode "github.com/segdiff/segdiff/mode"
 )
 
 // Rules on participants[] and participants_matrix entries.
@@ -205,7 +207,7 @@ func knownType(layer, typ string) bool {
 // clientModes: the CL images run the mode segdiff.mode declares (the
 // suite's verdicts and reports are labelled with it).
 func (r *run) clientModes(f *facts) {
-	mode := "segmented"
+	mode := string(segmode.Default)
 	if n := valueOf(f.segdiff, "mode"); n != nil {
 		mode = deref(n).Value
 	}
