@@ -82,6 +82,8 @@ type Attribution interface {
 	DataSlot(data []byte) (uint64, bool)
 	// IDSlot returns the slot of the payload message a gossip id names.
 	IDSlot(id string) (uint64, bool)
+	// PartialSlot returns the slot of a partial-message group id.
+	PartialSlot(groupID []byte) (uint64, bool)
 }
 
 // Policy is one diffusion mode, created per network by New. It is safe for
@@ -122,6 +124,12 @@ type Options struct {
 	InstallTimeout time.Duration
 	// ForkDigest is the topics' fork digest, hex ("00000000").
 	ForkDigest string
+	// PushWidth is how many mesh peers get each new part eagerly in the
+	// phase-forwarding modes (DefaultPushWidth).
+	PushWidth int
+	// Pulls are the disciplined-pull rules of tier2 and tier3
+	// (DefaultPullRules for zero fields).
+	Pulls PullRules
 }
 
 func (o Options) withDefaults() Options {
@@ -192,6 +200,12 @@ func New(m mode.Mode, o Options) (Policy, error) {
 	}
 	if o.InstallTimeout < 0 {
 		return nil, fmt.Errorf("diffusion options: install timeout %v, want > 0", o.InstallTimeout)
+	}
+	if o.PushWidth < 0 {
+		return nil, fmt.Errorf("diffusion options: push width %d, want >= 0", o.PushWidth)
+	}
+	if o.Pulls.Window < 0 || o.Pulls.Ban < 0 || o.Pulls.Offers < 0 || o.Pulls.Items < 0 {
+		return nil, fmt.Errorf("diffusion options: pull rules %+v, want no negative field", o.Pulls)
 	}
 	return c(o)
 }

@@ -48,6 +48,9 @@ func (s *segmented) Prepare(p Payload) (*Prepared, error) {
 
 func (s *segmented) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
 
+// PartialSlot: this policy sends no partial messages.
+func (s *segmented) PartialSlot([]byte) (uint64, bool) { return 0, false }
+
 // IDSlot reads the slot from a structural segment id.
 func (s *segmented) IDSlot(id string) (uint64, bool) {
 	if len(id) != eip8411.StructuralIDSize {

@@ -109,6 +109,9 @@ func (w *whole) Prepare(p Payload) (*Prepared, error) {
 
 func (w *whole) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
 
+// PartialSlot: this policy sends no partial messages.
+func (w *whole) PartialSlot([]byte) (uint64, bool) { return 0, false }
+
 func (w *whole) IDSlot(id string) (uint64, bool) {
 	v, ok := w.ids.Load(id)
 	if !ok {
@@ -118,13 +121,16 @@ func (w *whole) IDSlot(id string) (uint64, bool) {
 }
 
 func (w *whole) NewNode(env Env) Node {
-	n := &wholeNode{}
+	n := &wholeNode{policy: w}
 	n.topicNode = topicNode{env: env, opts: w.opts, name: w.topic, format: n,
 		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return ContentID(m.GetTopic(), m.Data) })}}
 	return n
 }
 
-type wholeNode struct{ topicNode }
+type wholeNode struct {
+	topicNode
+	policy *whole
+}
 
 func (n *wholeNode) verify(data []byte, c Commitment) (any, error) {
 	return nil, VerifyEnvelope(data, c)

@@ -46,6 +46,12 @@ type Config struct {
 	PayloadSize int `json:"payload_size"`
 	// SegmentSize is the segment data size in bytes (segmented modes).
 	SegmentSize int `json:"segment_size"`
+	// PushWidth is how many mesh peers get each new segment eagerly in the
+	// phase-forwarding modes (0: diffusion.DefaultPushWidth).
+	PushWidth int `json:"push_width,omitempty"`
+	// Pulls are the disciplined-pull rules of the modes that have them
+	// (zero fields: diffusion.DefaultPullRules).
+	Pulls diffusion.PullRules `json:"pulls,omitempty"`
 	// NodeClass is the link class of ordinary nodes.
 	NodeClass devnet.LinkClass `json:"node_class"`
 	// DatacenterShare is the share (0..1) of non-builder nodes on datacenter
@@ -225,6 +231,12 @@ func (c Config) Validate() error {
 	}
 	if c.PayloadSize < MinPayloadSize || c.PayloadSize > eip8411.MaxBodySize {
 		bad("payload_size", "%d, want %d..%d bytes", c.PayloadSize, MinPayloadSize, eip8411.MaxBodySize)
+	}
+	if c.PushWidth < 0 {
+		bad("push_width", "%d, want >= 0", c.PushWidth)
+	}
+	if c.Pulls.Window < 0 || c.Pulls.Delay < 0 || c.Pulls.Ban < 0 || c.Pulls.Offers < 0 || c.Pulls.Items < 0 {
+		bad("pulls", "%+v, want no negative field", c.Pulls)
 	}
 	if c.SegmentSize < MinSegmentSize || c.SegmentSize > eip8411.MaxSegmentSize {
 		bad("segment_size", "%d, want %d..%d bytes", c.SegmentSize, MinSegmentSize, eip8411.MaxSegmentSize)

@@ -21,6 +21,7 @@ import (
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/embedded"
 	"github.com/segdiff/segdiff/embedded/chain"
+	segmode "github.com/segdiff/segdiff/mode"
 	"github.com/segdiff/segdiff/stats"
 )
 
@@ -104,7 +105,7 @@ func TestDiffusion_synctest(t *testing.T) {
 			for _, s := range res.Slots {
 				slot := strconv.FormatUint(s.Slot, 10)
 				wantK := 1
-				if mode != devnet.ModeWhole {
+				if info, _ := segmode.Lookup(mode); !info.OneMessage {
 					wantK = (s.CompressedSize + res.Config.SegmentSize - 1) / res.Config.SegmentSize
 				}
 				if s.Segments != wantK {
@@ -182,15 +183,21 @@ func checkBytes(t *testing.T, res *embedded.Result, s embedded.SlotResult, slot 
 	}
 }
 
-// TestNoRelayBeforeInstall_synctest holds node 5's block back until 5 s
-// into the slot, 2 s after the reveal: its validator must park the payload
-// messages it receives (deferred > 0), it must not queue a single payload
-// message to a peer before its install, and the parked messages must still
-// be delivered (it completes after installing).
+// TestNoRelayBeforeInstall_synctest holds node 5's block back until 6.5 s
+// into the slot, 3.5 s after the reveal (later than a whole payload arrives, within the install timeout), in every mode: the policy must park
+// the payload messages it receives (deferred > 0), it must not queue a
+// single payload message to a peer before its install, and the parked
+// messages must still be delivered (it completes after installing).
 func TestNoRelayBeforeInstall_synctest(t *testing.T) {
+	for _, m := range diffusion.Modes() {
+		t.Run(string(m), func(t *testing.T) { noRelayBeforeInstall(t, m) })
+	}
+}
+
+func noRelayBeforeInstall(t *testing.T, m devnet.Mode) {
 	const late = 5
-	c := smallConfig(devnet.ModeSegmented)
-	c.InstallDelayOverrides = map[int]time.Duration{late: 5 * time.Second}
+	c := smallConfig(m)
+	c.InstallDelayOverrides = map[int]time.Duration{late: 6500 * time.Millisecond}
 	res := synctestSimulate(t, c)
 	if res.Deferred[late] == 0 {
 		t.Fatalf("%s deferred no payload message although its block was held back", embedded.NodeID(late))

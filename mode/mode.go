@@ -25,6 +25,9 @@ const (
 	Whole          Mode = "whole"
 	Segmented      Mode = "segmented"
 	SegmentedBatch Mode = "segmented-batch"
+	Phase          Mode = "phase"
+	Tier2          Mode = "tier2"
+	WholePulls     Mode = "whole-pulls"
 )
 
 // Info describes one mode.
@@ -43,12 +46,15 @@ type Info struct {
 // Default is the mode a devnet runs when none is named.
 const Default = Segmented
 
-// table is the list, in ladder order: each mode adds one mechanism to the
-// one before it (whole-message modes first).
+// table is the list: the whole-message modes, then the ladder of segment
+// modes, each adding one mechanism to the one before it.
 var table = []Info{
 	{Mode: Whole, Summary: "one gossip message carrying the whole compressed payload", Clients: true, OneMessage: true},
+	{Mode: WholePulls, Summary: "whole-message gossip with tier 2's disciplined pulls (an RPC inspector on stock gossipsub's IHAVE/IWANT)", OneMessage: true},
 	{Mode: Segmented, Summary: "EIP-8411 segments as independent gossip messages, published one after another", Clients: true},
 	{Mode: SegmentedBatch, Summary: "segments published as one batch: one copy of every segment before a second copy of any", Clients: true},
+	{Mode: Phase, Summary: "+ announce and phase forwarding: each new segment pushed to two mesh peers, announced to the rest at once"},
+	{Mode: Tier2, Summary: "+ disciplined pulls: one request per segment, an offer table of announcers, move-on after a window, brief bans"},
 }
 
 // All returns every mode, in ladder order.

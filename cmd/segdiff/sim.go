@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/embedded"
 	"github.com/segdiff/segdiff/mode"
 )
@@ -104,6 +105,10 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	intFlag("payloads", "payloads, one slot apart; the first (cold) is summarised apart from the warm ones", both(ci.Payloads, study.Payloads), func(c *embedded.Config, v int) { c.Payloads = v })
 	intFlag("payload-size", "raw payload body size in bytes", both(ci.PayloadSize, study.PayloadSize), func(c *embedded.Config, v int) { c.PayloadSize = v })
 	intFlag("segment-size", "segment size in bytes", both(ci.SegmentSize, study.SegmentSize), func(c *embedded.Config, v int) { c.SegmentSize = v })
+	intFlag("push-width", "mesh peers each new segment is pushed to eagerly (phase-forwarding modes)", strconv.Itoa(diffusion.DefaultPushWidth), func(c *embedded.Config, v int) { c.PushWidth = v })
+	durFlag("pull-window", "disciplined pulls: how long a request may stay unanswered before the next announcer is asked", diffusion.DefaultPullRules.Window, func(c *embedded.Config, v time.Duration) { c.Pulls.Window = v })
+	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking", 0, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
+	durFlag("pull-ban", "disciplined pulls: how long a peer whose request lapsed is not asked", diffusion.DefaultPullRules.Ban, func(c *embedded.Config, v time.Duration) { c.Pulls.Ban = v })
 	floatFlag("datacenter-share", "share of non-builder nodes on 1 Gbps datacenter links (0..1)", both(ci.DatacenterShare, study.DatacenterShare), func(c *embedded.Config, v float64) { c.DatacenterShare = v })
 	strFlag("node-class", "link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom", string(ci.NodeClass), func(c *embedded.Config, v string) { c.NodeClass = devnet.LinkClass(v) })
 	strFlag("builder-class", "link class of the builder: home, datacenter, custom", string(ci.BuilderClass), func(c *embedded.Config, v string) { c.BuilderClass = devnet.LinkClass(v) })
@@ -201,7 +206,7 @@ var configFlags = map[string]string{
 	"gossip_factor": "gossip-factor", "mode": "mode", "seed": "seed", "payloads": "payloads", "payload_size": "payload-size",
 	"segment_size": "segment-size", "datacenter_share": "datacenter-share", "node_class": "node-class",
 	"builder_class": "builder-class", "custom_up_mbps": "custom-up", "custom_down_mbps": "custom-down",
-	"latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
+	"push_width": "push-width", "pulls": "pull-window/--pull-delay/--pull-ban", "latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
 	"install_timeout": "install-timeout", "reveal_offset": "reveal-offset", "payload_due_bps": "payload-due-bps",
 	"ptc_size": "ptc-size", "validators_per_node": "validators-per-node", "window": "window",
 }

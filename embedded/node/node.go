@@ -142,12 +142,24 @@ func (n *Node) Start(ctx context.Context) error {
 		pubsub.WithPeerOutboundQueueSize(outboundQueueSize),
 		pubsub.WithValidateQueueSize(validateQueueSize),
 		pubsub.WithRawTracer(n.tr),
+		pubsub.WithAppSpecificRpcInspector(n.inspect),
 	}
 	ps, err := pubsub.NewGossipSub(ctx, n.host, append(opts, n.pnode.RouterOptions()...)...)
 	if err != nil {
 		return fmt.Errorf("node %d: new gossipsub: %w", n.spec.Index, err)
 	}
 	n.ps = ps
+	return nil
+}
+
+// inspect sees every incoming RPC before the router handles it: it counts
+// the bytes as they arrived, then lets the policy apply its rules (it may
+// edit the RPC).
+func (n *Node) inspect(from peer.ID, rpc *pubsub.RPC) error {
+	n.tr.wire(rpc)
+	if in, ok := n.pnode.(diffusion.RPCInspector); ok {
+		return in.InspectRPC(from, rpc)
+	}
 	return nil
 }
 

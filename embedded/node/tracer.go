@@ -5,6 +5,7 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -98,7 +99,34 @@ func (t *tracer) received(slot uint64, control bool, n int) {
 	t.rec.AddReceivedBytes(slot, kind, n)
 }
 
-func (t *tracer) RecvRPC(rpc *pubsub.RPC) {
+// partialControlBytes is the control part of a partial-message RPC: the
+// group id and the parts metadata (inventory, requests), as protobuf
+// fields, when it carries metadata; a data-only RPC has none, as a Publish
+// entry's framing is not counted either.
+func partialControlBytes(pm *pb.PartialMessagesExtension) int {
+	if len(pm.PartsMetadata) == 0 {
+		return 0
+	}
+	return protowire.SizeTag(2) + protowire.SizeBytes(len(pm.GroupID)) + protowire.SizeTag(4) + protowire.SizeBytes(len(pm.PartsMetadata))
+}
+
+// RecvRPC is not where bytes are counted: the node's RPC inspector calls
+// wire first, before any policy edits the RPC, so that received bytes are
+// what arrived.
+func (t *tracer) RecvRPC(*pubsub.RPC) {}
+
+// wire counts an incoming RPC's payload bytes as they arrived.
+func (t *tracer) wire(rpc *pubsub.RPC) {
+	if pm := rpc.Partial; pm != nil && pm.GetTopicID() == t.topic {
+		if slot, ok := t.attr.PartialSlot(pm.GroupID); ok {
+			if n := len(pm.PartialMessage); n > 0 {
+				t.received(slot, false, n)
+			}
+			if n := partialControlBytes(pm); n > 0 {
+				t.received(slot, true, n)
+			}
+		}
+	}
 	for _, m := range rpc.Publish {
 		if m.GetTopic() != t.topic {
 			continue
@@ -149,29 +177,35 @@ func (t *tracer) SendRPC(rpc *pubsub.RPC, _ peer.ID) {
 func (t *tracer) DropRPC(rpc *pubsub.RPC, _ peer.ID) { t.sent(rpc, true) }
 
 func (t *tracer) sent(rpc *pubsub.RPC, dropped bool) {
-	var now time.Time
+	if pm := rpc.Partial; pm != nil && pm.GetTopicID() == t.topic && len(pm.PartialMessage) > 0 {
+		if slot, ok := t.attr.PartialSlot(pm.GroupID); ok {
+			t.sentData(slot, len(pm.PartialMessage), dropped)
+		}
+	}
 	for _, m := range rpc.Publish {
 		if m.GetTopic() != t.topic {
 			continue
 		}
-		slot, ok := t.attr.DataSlot(m.Data)
-		if !ok {
-			continue
+		if slot, ok := t.attr.DataSlot(m.Data); ok {
+			t.sentData(slot, len(m.Data), dropped)
 		}
-		if now.IsZero() {
-			now = time.Now()
-		}
-		t.mu.Lock()
-		c := t.slot(slot)
-		if dropped {
-			c.Dropped += int64(len(m.Data))
-		} else {
-			c.Sent += int64(len(m.Data))
-			if c.FirstSent.IsZero() {
-				c.FirstSent = now
-			}
-		}
-		t.mu.Unlock()
+	}
+}
+
+// sentData counts n payload data bytes of slot queued to a peer (or
+// dropped from a full queue).
+func (t *tracer) sentData(slot uint64, n int, dropped bool) {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.slot(slot)
+	if dropped {
+		c.Dropped += int64(n)
+		return
+	}
+	c.Sent += int64(n)
+	if c.FirstSent.IsZero() {
+		c.FirstSent = now
 	}
 }
 

@@ -1,0 +1,100 @@
+package diffusion_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/segdiff/segdiff/diffusion"
+)
+
+var t0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+
+// A ledger never has two requests for one item outstanding, however many
+// peers announce it.
+func TestLedgerNeverAsksTwice(t *testing.T) {
+	l := diffusion.NewLedger[string](diffusion.PullRules{Window: 200 * time.Millisecond})
+	asks := 0
+	for i := range 50 {
+		if l.Announced("seg-3", peer.ID(fmt.Sprintf("p%02d", i)), ms(i)) {
+			asks++
+		}
+	}
+	if asks != 1 {
+		t.Fatalf("%d requests for one item, want 1", asks)
+	}
+	if got := l.Offers("seg-3"); got != 8 {
+		t.Errorf("offer table holds %d announcers, want the bound 8", got)
+	}
+	// The same peer announcing again is neither asked again nor an offer.
+	if l.Announced("seg-3", "p00", ms(60)) {
+		t.Error("asked the outstanding peer a second time")
+	}
+	l.Arrived("seg-3")
+	if l.Announced("seg-3", "p99", ms(300)) {
+		t.Error("asked for an item that arrived")
+	}
+	if due := l.Due(ms(1000)); len(due) != 0 {
+		t.Errorf("an arrived item came due: %v", due)
+	}
+}
+
+// After the window the next announcer is asked and the lapsed peer is
+// banned: it is not asked for anything until the ban ends.
+func TestLedgerMovesOnAndBans(t *testing.T) {
+	l := diffusion.NewLedger[int](diffusion.PullRules{Window: 200 * time.Millisecond, Ban: time.Second})
+	if !l.Announced(1, "a", ms(0)) {
+		t.Fatal("first announcer not asked")
+	}
+	l.Announced(1, "b", ms(10))
+	l.Announced(1, "c", ms(20))
+	if due := l.Due(ms(199)); len(due) != 0 {
+		t.Fatalf("moved on before the window: %v", due)
+	}
+	due := l.Due(ms(200))
+	if due[1] != "b" {
+		t.Fatalf("after the window asked %v, want b (the next announcer)", due)
+	}
+	if p, _ := l.Asked(1); p != "b" || !l.Banned("a", ms(200)) {
+		t.Fatalf("outstanding %q, a banned %v", p, l.Banned("a", ms(200)))
+	}
+	// a is banned: its announcement of another item waits as an offer.
+	if l.Announced(2, "a", ms(300)) {
+		t.Error("asked a banned peer")
+	}
+	if !l.Announced(2, "d", ms(310)) {
+		t.Error("an unbanned announcer of a fresh item was not asked")
+	}
+	// b lapses too; c is next, then nothing is left: the item waits.
+	if due := l.Due(ms(400)); due[1] != "c" {
+		t.Fatalf("second move-on asked %v, want c", due)
+	}
+	if due := l.Due(ms(600)); len(due) != 0 {
+		t.Fatalf("asked %v with no offer left", due)
+	}
+	if !l.Announced(1, "e", ms(650)) {
+		t.Error("a new announcer of a waiting item was not asked")
+	}
+	if l.Banned("a", ms(1200)) {
+		t.Error("ban outlived its second")
+	}
+}
+
+// The ledger's state stays bounded under a flood of fabricated ids.
+func TestLedgerBoundedUnderFlood(t *testing.T) {
+	l := diffusion.NewLedger[string](diffusion.PullRules{Items: 1000, Offers: 4})
+	for i := range 100_000 {
+		l.Announced(fmt.Sprintf("fake-%d", i), peer.ID(fmt.Sprintf("p%d", i%97)), ms(i/100))
+	}
+	if l.Len() != 1000 {
+		t.Fatalf("ledger tracks %d items, want its bound 1000", l.Len())
+	}
+	l.Forget(func(string) bool { return false })
+	if l.Len() != 0 {
+		t.Fatalf("Forget left %d items", l.Len())
+	}
+}

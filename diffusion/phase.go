@@ -1,0 +1,742 @@
+package diffusion
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
+	"github.com/libp2p/go-libp2p-pubsub/partialmessages"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/mode"
+)
+
+func init() {
+	Register(mode.Phase, func(o Options) (Policy, error) { return newPhased(o, mode.Phase, false), nil })
+	Register(mode.Tier2, func(o Options) (Policy, error) { return newPhased(o, mode.Tier2, true), nil })
+}
+
+// Phase-forwarding defaults.
+const (
+	// DefaultPushWidth is how many mesh peers get each new part eagerly;
+	// the rest of the mesh gets an announcement (the design's phase: two).
+	DefaultPushWidth = 2
+	// pendingTotal and pendingPerPeer bound the parts and announcements a
+	// node buffers until their block is installed.
+	pendingTotal   = 4096
+	pendingPerPeer = 256
+	// groupIDSize is a partial-message group id: slot ‖ segment group id.
+	groupIDSize = 8 + 32
+	// keepSlots is how many recent slots a node keeps group state for.
+	keepSlots = 4
+)
+
+// phased is the policy of the phase and tier2 modes: a payload's segments
+// travel as the parts of one partial message per payload on the segment
+// topic, through go-libp2p-pubsub's partialmessages extension, which lets
+// the application decide per peer what to push and what to announce:
+//
+//   - the builder pushes each segment to PushWidth of its mesh peers in turn
+//     (the first copy of every segment before any repeat) and announces the
+//     whole group to every mesh peer;
+//   - a node that accepts a new segment pushes it eagerly to PushWidth mesh
+//     peers not known to hold it and announces its inventory (HAVE) to the
+//     rest of its mesh at once — phase forwarding; at each heartbeat it
+//     announces to gossip (non-mesh) peers, as gossipsub's IHAVE does;
+//   - a node requests (WANT) missing segments from announcers. In phase
+//     mode it asks every announcer of a missing segment, as stock
+//     gossipsub's IWANT does; tier2 adds disciplined pulls: one outstanding
+//     request per segment, other announcers kept in a bounded offer table,
+//     the next one asked after PullRules.Window, a lapsed peer banned for
+//     PullRules.Ban (Ledger);
+//   - nothing is forwarded, announced as held or answered before its block
+//     is installed; parts and announcements that arrive earlier wait in a
+//     bounded queue with per-peer shares (Pending).
+type phased struct {
+	opts  Options
+	m     mode.Mode
+	topic string
+	pulls bool
+}
+
+func newPhased(o Options, m mode.Mode, pulls bool) *phased {
+	return &phased{opts: o, m: m, topic: topicName(o.ForkDigest, "execution_payload_segment"), pulls: pulls}
+}
+
+func (p *phased) Mode() mode.Mode { return p.m }
+func (p *phased) Topic() string   { return p.topic }
+
+// GroupID is a payload's partial-message group id: slot (LE) ‖ the
+// segment group id the bid commits to.
+func GroupID(slot uint64, segmentGroup [32]byte) []byte {
+	out := make([]byte, groupIDSize)
+	binary.LittleEndian.PutUint64(out, slot)
+	copy(out[8:], segmentGroup[:])
+	return out
+}
+
+func (p *phased) Prepare(pl Payload) (*Prepared, error) {
+	msgs, err := pl.Group.EncodedSegments(pl.Slot, pl.BlockRoot)
+	if err != nil {
+		return nil, fmt.Errorf("prepare payload %d: %w", pl.Slot, err)
+	}
+	return &Prepared{Payload: pl, Messages: msgs}, nil
+}
+
+func (p *phased) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
+func (p *phased) IDSlot(string) (uint64, bool)        { return 0, false }
+
+// PartialSlot reads the slot from a group id made by GroupID.
+func (p *phased) PartialSlot(groupID []byte) (uint64, bool) {
+	if len(groupID) != groupIDSize {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(groupID), true
+}
+
+func (p *phased) NewNode(env Env) Node {
+	n := &phasedNode{
+		env: env, p: p, self: env.Host().ID(),
+		mesh:    map[peer.ID]struct{}{},
+		groups:  map[uint64]*group{},
+		pending: NewPending[inbound](pendingTotal, pendingPerPeer),
+		ledger:  NewLedger[partKey](p.opts.Pulls),
+		waiting: map[uint64]bool{},
+		wake:    make(chan struct{}, 1),
+	}
+	n.ext = &partialmessages.PartialMessagesExtension[struct{}]{
+		Logger:             slog.New(slog.DiscardHandler),
+		OnIncomingRPC:      n.onIncomingRPC,
+		OnEmitGossip:       n.onEmitGossip,
+		GroupTTLByHeatbeat: 6,
+	}
+	return n
+}
+
+// partKey names one part of one payload in the ledger.
+type partKey struct {
+	slot uint64
+	part int
+}
+
+// inbound is a partial-message RPC as the node's loop handles it.
+type inbound struct {
+	from     peer.ID
+	groupID  []byte
+	data     []byte // a part (an encoded segment); nil for none
+	metadata []byte // a Control; nil for none
+}
+
+// phasedNode is the policy on one node. All of its state is owned by one
+// goroutine (loop); the extension's callbacks, which run on pubsub's event
+// loop and must not block, only queue work for it, and it publishes from
+// its own goroutine (publishing from a callback would deadlock).
+type phasedNode struct {
+	env  Env
+	p    *phased
+	ext  *partialmessages.PartialMessagesExtension[struct{}]
+	ps   *pubsub.PubSub
+	self peer.ID
+
+	// queue and wake carry work from other goroutines to the loop.
+	qmu   sync.Mutex
+	queue []func()
+	wake  chan struct{}
+
+	// meshMu guards mesh, which the router's tracer hooks update.
+	meshMu sync.Mutex
+	mesh   map[peer.ID]struct{}
+
+	// Owned by the loop.
+	groups  map[uint64]*group
+	pending *Pending[inbound]
+	ledger  *Ledger[partKey]
+	waiting map[uint64]bool // slots with a goroutine waiting for the install
+	latest  uint64
+}
+
+// group is one payload as a node holds it.
+type group struct {
+	slot    uint64
+	id      []byte
+	commit  Commitment
+	parts   int
+	held    Bits
+	msgs    [][]byte // the encoded parts held, by index
+	reasm   *eip8411.Reassembler
+	done    bool
+	known   map[peer.ID]Bits         // parts each peer is known to hold
+	asked   map[peer.ID]Bits         // parts asked of each peer (phase mode)
+	outbox  map[peer.ID]*partialSend // what the next flush sends, per peer
+	sent    map[peer.ID]Bits         // the last HAVE sent to each peer
+	pushCur int                      // the builder's round-robin position
+}
+
+// partialSend is one peer's part of a flush.
+type partialSend struct {
+	parts []int // parts to send, in order
+	have  bool  // send our HAVE
+	want  Bits  // parts to ask for (nil: none)
+}
+
+func (n *phasedNode) RouterOptions() []pubsub.Option {
+	return []pubsub.Option{pubsub.WithPartialMessagesExtension(n.ext), pubsub.WithRawTracer(meshTracer{n})}
+}
+
+// Join joins the segment topic asking peers for partial messages, drains
+// the (unused) full-message subscription and starts the node's loop.
+func (n *phasedNode) Join(ctx context.Context, ps *pubsub.PubSub) error {
+	n.ps = ps
+	t, err := ps.Join(n.p.topic, pubsub.RequestPartialMessages())
+	if err != nil {
+		return fmt.Errorf("join %s: %w", n.p.topic, err)
+	}
+	sub, err := t.Subscribe(pubsub.WithBufferSize(subBufferSize))
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", n.p.topic, err)
+	}
+	go func() {
+		defer sub.Cancel()
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	go n.loop(ctx)
+	return nil
+}
+
+// Publish hands the builder's payload to the loop: it holds every part,
+// pushes each to PushWidth mesh peers in turn and announces the group to
+// its whole mesh.
+func (n *phasedNode) Publish(_ context.Context, pr *Prepared) error {
+	n.post(func() { n.publish(pr) })
+	return nil
+}
+
+// post queues f for the loop; it never blocks.
+func (n *phasedNode) post(f func()) {
+	n.qmu.Lock()
+	n.queue = append(n.queue, f)
+	n.qmu.Unlock()
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (n *phasedNode) loop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.wake:
+		}
+		for {
+			n.qmu.Lock()
+			work := n.queue
+			n.queue = nil
+			n.qmu.Unlock()
+			if len(work) == 0 {
+				break
+			}
+			for _, f := range work {
+				f()
+			}
+			n.flush(ctx)
+		}
+	}
+}
+
+// onIncomingRPC runs on pubsub's event loop: it copies the RPC and queues it.
+func (n *phasedNode) onIncomingRPC(from peer.ID, _ map[peer.ID]struct{}, rpc *pb.PartialMessagesExtension) error {
+	in := inbound{from: from, groupID: slices.Clone(rpc.GroupID)}
+	if len(rpc.PartialMessage) > 0 {
+		in.data = slices.Clone(rpc.PartialMessage)
+	}
+	if len(rpc.PartsMetadata) > 0 {
+		in.metadata = slices.Clone(rpc.PartsMetadata)
+	}
+	n.post(func() { n.receive(in) })
+	return nil
+}
+
+// onEmitGossip runs on pubsub's event loop at a heartbeat: the gossip
+// (non-mesh) peers chosen for the group get our inventory.
+func (n *phasedNode) onEmitGossip(_ string, groupID []byte, peers []peer.ID, _ map[peer.ID]struct{}) {
+	gid, ps := slices.Clone(groupID), slices.Clone(peers)
+	n.post(func() {
+		g := n.groupByID(gid)
+		if g == nil || !n.env.Role().Announce {
+			return
+		}
+		for _, p := range ps {
+			n.out(g, p).have = true
+		}
+	})
+}
+
+// publish is the builder's reveal.
+func (n *phasedNode) publish(pr *Prepared) {
+	pl := pr.Payload
+	c := Commitment{Slot: pl.Slot, BlockRoot: pl.BlockRoot, Descriptor: pl.Group.Descriptor()}
+	g := n.newGroup(c)
+	for i, m := range pr.Messages {
+		g.held.Set(i)
+		g.msgs[i] = m
+	}
+	g.done = true
+	mesh := n.meshPeers()
+	rand.Shuffle(len(mesh), func(i, j int) { mesh[i], mesh[j] = mesh[j], mesh[i] })
+	for i := range pr.Messages {
+		for range min(n.pushWidth(), len(mesh)) {
+			p := mesh[g.pushCur%len(mesh)]
+			g.pushCur++
+			n.out(g, p).parts = append(n.out(g, p).parts, i)
+			n.know(g, p, i)
+		}
+	}
+	for _, p := range mesh {
+		n.out(g, p).have = true
+	}
+}
+
+func (n *phasedNode) pushWidth() int {
+	if n.p.opts.PushWidth > 0 {
+		return n.p.opts.PushWidth
+	}
+	return DefaultPushWidth
+}
+
+// newGroup makes slot's group from its installed commitment.
+func (n *phasedNode) newGroup(c Commitment) *group {
+	d := c.Descriptor
+	g := &group{slot: c.Slot, id: GroupID(c.Slot, d.GroupID()), commit: c, parts: int(d.Count),
+		held: NewBits(int(d.Count)), msgs: make([][]byte, d.Count),
+		known: map[peer.ID]Bits{}, asked: map[peer.ID]Bits{}, outbox: map[peer.ID]*partialSend{}, sent: map[peer.ID]Bits{}}
+	if r, err := eip8411.NewReassembler(d); err == nil {
+		g.reasm = r
+	}
+	n.groups[c.Slot] = g
+	n.forgetOld(c.Slot)
+	return g
+}
+
+// forgetOld drops groups and ledger entries keepSlots behind the newest.
+func (n *phasedNode) forgetOld(slot uint64) {
+	n.latest = max(n.latest, slot)
+	if n.latest < keepSlots {
+		return
+	}
+	horizon := n.latest - keepSlots
+	for s := range n.groups {
+		if s <= horizon {
+			delete(n.groups, s)
+		}
+	}
+	n.ledger.Forget(func(k partKey) bool { return k.slot > horizon })
+}
+
+func (n *phasedNode) groupByID(id []byte) *group {
+	slot, ok := n.p.PartialSlot(id)
+	if !ok {
+		return nil
+	}
+	if g, ok := n.groups[slot]; ok && string(g.id) == string(id) {
+		return g
+	}
+	return nil
+}
+
+// receive handles one inbound RPC on the loop.
+func (n *phasedNode) receive(in inbound) {
+	slot, ok := n.p.PartialSlot(in.groupID)
+	if !ok {
+		return
+	}
+	g, ok := n.groups[slot]
+	if !ok {
+		c, installed := n.env.Commitment(slot)
+		if !installed {
+			// Rule 1: nothing before its block is installed. Buffer it
+			// (bounded, per-peer shares) and resubmit at the install.
+			if in.data != nil {
+				n.env.Events().Deferred()
+			}
+			if n.pending.Add(slot, in.from, in) {
+				n.awaitInstall(slot)
+			}
+			return
+		}
+		g = n.newGroup(c)
+	}
+	if string(g.id) != string(in.groupID) {
+		n.env.Events().Rejected(eip8411.ReasonGroupMismatch)
+		return
+	}
+	if in.metadata != nil {
+		c, err := DecodeControl(in.metadata, g.parts)
+		if err == nil {
+			n.control(g, in.from, c)
+		}
+	}
+	if in.data != nil {
+		n.part(g, in.from, in.data)
+	}
+}
+
+// awaitInstall resubmits slot's buffered RPCs once its block is installed,
+// or drops them after the install timeout.
+func (n *phasedNode) awaitInstall(slot uint64) {
+	if n.waiting[slot] {
+		return
+	}
+	n.waiting[slot] = true
+	installed := n.env.Installed(slot)
+	go func() {
+		t := time.NewTimer(n.p.opts.InstallTimeout)
+		defer t.Stop()
+		select {
+		case <-installed:
+			n.post(func() {
+				delete(n.waiting, slot)
+				for _, in := range n.pending.Release(slot) {
+					n.receive(in)
+				}
+			})
+		case <-t.C:
+			n.post(func() {
+				delete(n.waiting, slot)
+				for _, in := range n.pending.Release(slot) {
+					if in.data != nil {
+						n.env.Events().Rejected(ReasonInstallTimeout)
+					}
+				}
+			})
+		}
+	}()
+}
+
+// control handles a peer's HAVE and WANT.
+func (n *phasedNode) control(g *group, from peer.ID, c Control) {
+	if c.Want != nil && n.env.Role().Answer {
+		for i := range g.parts {
+			if c.Want.Has(i) && g.held.Has(i) {
+				n.out(g, from).parts = append(n.out(g, from).parts, i)
+				n.know(g, from, i)
+			}
+		}
+	}
+	if c.Have == nil {
+		return
+	}
+	for i := range g.parts {
+		if c.Have.Has(i) {
+			n.know(g, from, i)
+		}
+	}
+	if g.done {
+		return
+	}
+	now := time.Now()
+	for i := range g.parts {
+		if !c.Have.Has(i) || g.held.Has(i) {
+			continue
+		}
+		if !n.p.pulls {
+			// Phase mode pulls as stock gossipsub does: every announcer
+			// of a missing part is asked for it.
+			a := g.asked[from]
+			if a == nil {
+				a = NewBits(g.parts)
+				g.asked[from] = a
+			}
+			if !a.Has(i) {
+				a.Set(i)
+				n.ask(g, from, i)
+			}
+			continue
+		}
+		if n.ledger.Announced(partKey{g.slot, i}, from, now) {
+			n.askLater(g, from, i)
+		}
+	}
+}
+
+// ask adds part i to the WANT sent to p at the next flush.
+func (n *phasedNode) ask(g *group, p peer.ID, i int) {
+	o := n.out(g, p)
+	if o.want == nil {
+		o.want = NewBits(g.parts)
+	}
+	o.want.Set(i)
+}
+
+// askLater asks p for part i after the pull delay, unless the part has
+// arrived meanwhile, and schedules the move-on.
+func (n *phasedNode) askLater(g *group, p peer.ID, i int) {
+	rules := n.ledger.Rules()
+	if rules.Delay == 0 {
+		n.ask(g, p, i)
+		n.scheduleDue()
+		return
+	}
+	slot := g.slot
+	time.AfterFunc(rules.Delay, func() {
+		n.post(func() {
+			g, ok := n.groups[slot]
+			if !ok || g.done || g.held.Has(i) {
+				return
+			}
+			if asked, ok := n.ledger.Asked(partKey{slot, i}); ok && asked == p {
+				n.ask(g, p, i)
+				n.scheduleDue()
+			}
+		})
+	})
+}
+
+// scheduleDue wakes the loop when the pull window of the requests just
+// made ends, to move lapsed ones on.
+func (n *phasedNode) scheduleDue() {
+	time.AfterFunc(n.ledger.Rules().Window, func() { n.post(n.due) })
+}
+
+// due asks the next announcer for every request whose window lapsed.
+func (n *phasedNode) due() {
+	for k, p := range n.ledger.Due(time.Now()) {
+		g, ok := n.groups[k.slot]
+		if !ok || g.done || g.held.Has(k.part) {
+			continue
+		}
+		n.ask(g, p, k.part)
+		n.scheduleDue()
+	}
+}
+
+// part handles a received part: verify, hold, forward, complete.
+func (n *phasedNode) part(g *group, from peer.ID, data []byte) {
+	seg, err := VerifySegment(data, g.commit)
+	if err != nil {
+		reason := eip8411.Reason(err)
+		if reason == "" {
+			reason = eip8411.ReasonDecode
+		}
+		n.env.Events().Rejected(reason)
+		return
+	}
+	i := int(seg.Index)
+	n.know(g, from, i)
+	n.ledger.Arrived(partKey{g.slot, i})
+	if g.held.Has(i) {
+		n.env.Events().Received(g.slot, true)
+		return
+	}
+	g.held.Set(i)
+	g.msgs[i] = data
+	n.env.Events().Received(g.slot, false)
+	n.forward(g, i)
+	if g.reasm == nil {
+		return
+	}
+	complete, _, err := g.reasm.Add(seg)
+	if err != nil || !complete || g.done {
+		return
+	}
+	if _, err := g.reasm.Body(); err != nil {
+		if !errors.Is(err, eip8411.ErrIncomplete) {
+			n.env.Events().Rejected(eip8411.ReasonDecode)
+		}
+		return
+	}
+	g.done = true
+	n.env.Events().Completed(g.slot)
+}
+
+// forward is phase forwarding of a newly accepted part: push it to
+// PushWidth mesh peers not known to hold it, announce to the rest of the
+// mesh at once.
+func (n *phasedNode) forward(g *group, i int) {
+	role := n.env.Role()
+	mesh := n.meshPeers()
+	var candidates []peer.ID
+	for _, p := range mesh {
+		if k := g.known[p]; k == nil || !k.Has(i) {
+			candidates = append(candidates, p)
+		}
+	}
+	rand.Shuffle(len(candidates), func(a, b int) { candidates[a], candidates[b] = candidates[b], candidates[a] })
+	pushed := map[peer.ID]bool{}
+	if role.Forward {
+		for _, p := range candidates[:min(n.pushWidth(), len(candidates))] {
+			n.out(g, p).parts = append(n.out(g, p).parts, i)
+			n.know(g, p, i)
+			pushed[p] = true
+		}
+	}
+	if !role.Announce {
+		return
+	}
+	for _, p := range mesh {
+		if !pushed[p] {
+			n.out(g, p).have = true
+		}
+	}
+}
+
+// know records that p holds part i.
+func (n *phasedNode) know(g *group, p peer.ID, i int) {
+	k := g.known[p]
+	if k == nil {
+		k = NewBits(g.parts)
+		g.known[p] = k
+	}
+	k.Set(i)
+}
+
+// out returns p's pending sends for g.
+func (n *phasedNode) out(g *group, p peer.ID) *partialSend {
+	o, ok := g.outbox[p]
+	if !ok {
+		o = &partialSend{}
+		g.outbox[p] = o
+	}
+	return o
+}
+
+// flush publishes every group's pending sends: per peer, one RPC per part
+// (each carrying the control for that peer on the first), or one control
+// RPC.
+func (n *phasedNode) flush(ctx context.Context) {
+	for _, g := range n.groups {
+		if len(g.outbox) == 0 {
+			continue
+		}
+		type send struct {
+			to peer.ID
+			a  partialmessages.PublishAction
+		}
+		var sends []send
+		for p, o := range g.outbox {
+			var meta []byte
+			c := Control{Parts: g.parts}
+			if o.have && !slices.Equal(g.sent[p], g.held) {
+				c.Have = g.held.Clone()
+				g.sent[p] = c.Have
+			}
+			if o.want != nil && o.want.Count() > 0 {
+				c.Want = o.want
+			}
+			if c.Have != nil || c.Want != nil {
+				meta = c.Encode()
+			}
+			if len(o.parts) == 0 {
+				if meta != nil {
+					sends = append(sends, send{p, partialmessages.PublishAction{EncodedPartsMetadata: meta}})
+				}
+				continue
+			}
+			for j, i := range o.parts {
+				a := partialmessages.PublishAction{EncodedPartialMessage: g.msgs[i]}
+				if j == 0 {
+					a.EncodedPartsMetadata = meta
+				}
+				sends = append(sends, send{p, a})
+			}
+		}
+		g.outbox = map[peer.ID]*partialSend{}
+		if len(sends) == 0 {
+			continue
+		}
+		// One PublishPartial per round of parts: the extension sends one
+		// RPC per peer per call, so parts go out in rounds (the first part
+		// to every peer, then the second, ...), which keeps first copies
+		// ahead of repeats across peers.
+		for round := 0; len(sends) > 0; round++ {
+			var now, later []send
+			seen := map[peer.ID]bool{}
+			for _, s := range sends {
+				if seen[s.to] {
+					later = append(later, s)
+					continue
+				}
+				seen[s.to] = true
+				now = append(now, s)
+			}
+			sends = later
+			actions := func(map[peer.ID]struct{}, func(peer.ID) bool) iter.Seq2[peer.ID, partialmessages.PublishAction] {
+				return func(yield func(peer.ID, partialmessages.PublishAction) bool) {
+					for _, s := range now {
+						if !yield(s.to, s.a) {
+							return
+						}
+					}
+				}
+			}
+			if err := pubsub.PublishPartial(n.ps, n.p.topic, g.id, actions); err != nil && ctx.Err() == nil {
+				return
+			}
+		}
+	}
+}
+
+// meshPeers returns the node's current mesh on the segment topic.
+func (n *phasedNode) meshPeers() []peer.ID {
+	n.meshMu.Lock()
+	defer n.meshMu.Unlock()
+	out := make([]peer.ID, 0, len(n.mesh))
+	for p := range n.mesh {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var _ pubsub.RawTracer = meshTracer{}
+
+// meshTracer keeps the node's mesh on the segment topic from the router's
+// GRAFT and PRUNE events.
+type meshTracer struct{ n *phasedNode }
+
+func (t meshTracer) Graft(p peer.ID, topic string) {
+	if topic == t.n.p.topic {
+		t.n.meshMu.Lock()
+		t.n.mesh[p] = struct{}{}
+		t.n.meshMu.Unlock()
+	}
+}
+
+func (t meshTracer) Prune(p peer.ID, topic string) {
+	if topic == t.n.p.topic {
+		t.n.meshMu.Lock()
+		delete(t.n.mesh, p)
+		t.n.meshMu.Unlock()
+	}
+}
+
+func (meshTracer) Join(string)                                       {}
+func (meshTracer) Leave(string)                                      {}
+func (meshTracer) DeliverMessage(*pubsub.Message)                    {}
+func (meshTracer) RejectMessage(*pubsub.Message, string)             {}
+func (meshTracer) DuplicateMessage(*pubsub.Message)                  {}
+func (meshTracer) ThrottlePeer(peer.ID)                              {}
+func (meshTracer) RecvRPC(*pubsub.RPC)                               {}
+func (meshTracer) SendRPC(*pubsub.RPC, peer.ID)                      {}
+func (meshTracer) DropRPC(*pubsub.RPC, peer.ID)                      {}
+func (meshTracer) UndeliverableMessage(*pubsub.Message)              {}
+func (meshTracer) ValidateMessage(*pubsub.Message)                   {}
+func (meshTracer) OnNewOutboundStream(peer.ID, protocol.ID)          {}
+func (meshTracer) OnClosedOutboundStream(peer.ID)                    {}
+func (meshTracer) SendRPCCompleted(*pubsub.RPC, peer.ID, time.Duration) {}
