@@ -92,27 +92,36 @@ var ErrMeshNotFormed = errors.New("gossipsub mesh did not form")
 type collector struct {
 	n        int
 	deferred []atomic.Int64
+	// onAll is called once per slot, when the last node completes it.
+	onAll func(slot uint64)
 
 	mu        sync.Mutex
 	completed map[uint64][]time.Time // slot → per node
+	count     map[uint64]int
 }
 
 func newCollector(n int) *collector {
-	return &collector{n: n, deferred: make([]atomic.Int64, n), completed: map[uint64][]time.Time{}}
+	return &collector{n: n, deferred: make([]atomic.Int64, n), completed: map[uint64][]time.Time{}, count: map[uint64]int{}}
 }
 
 func (c *collector) Deferred(i int) { c.deferred[i].Add(1) }
 
 func (c *collector) Completed(i int, slot uint64, t time.Time) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	done, ok := c.completed[slot]
 	if !ok {
 		done = make([]time.Time, c.n)
 		c.completed[slot] = done
 	}
+	all := false
 	if done[i].IsZero() {
 		done[i] = t
+		c.count[slot]++
+		all = c.count[slot] == c.n
+	}
+	c.mu.Unlock()
+	if all && c.onAll != nil {
+		c.onAll(slot)
 	}
 }
 
@@ -150,6 +159,20 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sink := newCollector(len(plan.Nodes))
 	var nodes []*node.Node
+	// Bytes are also read at the instant the last node completes a slot:
+	// the design's accounting counts what nodes received by network
+	// completion, not the late duplicates after it.
+	var atDoneMu sync.Mutex
+	atDone := map[uint64][]node.Traffic{}
+	sink.onAll = func(slot uint64) {
+		snap := make([]node.Traffic, len(nodes))
+		for i, n := range nodes {
+			snap[i] = n.Traffic(slot)
+		}
+		atDoneMu.Lock()
+		atDone[slot] = snap
+		atDoneMu.Unlock()
+	}
 	defer func() {
 		// Teardown inside the bubble: stop pubsub, close hosts, then let
 		// pubsub's untracked retry goroutines (≤ 1 s) exit before the
@@ -235,7 +258,10 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	res := &result.Run{Builder: plan.Builder, Edges: len(plan.Edges), Timing: timing, Setup: setup, SetupWall: setupWall, SlotWall: slotWall}
 	res.Nodes = nodeInfos(plan, nodes)
 	for i, p := range plan.Payloads {
-		res.Slots = append(res.Slots, slotResult(plan, nodes, sink, p, reveals[i], i > 0, timing))
+		atDoneMu.Lock()
+		snap := atDone[p.Slot]
+		atDoneMu.Unlock()
+		res.Slots = append(res.Slots, slotResult(plan, nodes, sink, p, reveals[i], i > 0, timing, snap))
 	}
 	for i, n := range nodes {
 		res.Registries = append(res.Registries, n.Registry())
@@ -339,22 +365,34 @@ func nodeInfos(plan Plan, nodes []*node.Node) []result.NodeInfo {
 // slotResult collects one payload's outcome. The PTC votes: each committee
 // position votes payload_present iff its validator's node held the verified
 // payload by the payload deadline.
-func slotResult(plan Plan, nodes []*node.Node, sink *collector, p Payload, revealAt time.Time, warm bool, timing devnet.Timing) result.SlotResult {
+func slotResult(plan Plan, nodes []*node.Node, sink *collector, p Payload, revealAt time.Time, warm bool, timing devnet.Timing, atDone []node.Traffic) result.SlotResult {
 	n := len(nodes)
 	g := p.Prepared.Payload.Group
 	s := result.SlotResult{
 		Slot: p.Slot, Warm: warm, Proposer: p.Proposer, Builder: plan.Builder, Reveal: revealAt,
 		RawSize: g.RawSize(), CompressedSize: g.CompressedSize(), Segments: len(p.Prepared.Messages),
-		Completion:   make([]time.Duration, n),
-		DataBytes:    make([]int64, n),
-		ControlBytes: make([]int64, n),
-		SentBytes:    make([]int64, n),
-		DroppedBytes: make([]int64, n),
-		InstalledAt:  make([]time.Time, n),
-		FirstSentAt:  make([]time.Time, n),
-		IWantSent:    make([]int64, n),
+		Completion:        make([]time.Duration, n),
+		DataBytes:         make([]int64, n),
+		ControlBytes:      make([]int64, n),
+		SentBytes:         make([]int64, n),
+		DroppedBytes:      make([]int64, n),
+		InstalledAt:       make([]time.Time, n),
+		FirstSentAt:       make([]time.Time, n),
+		IWantSent:         make([]int64, n),
+		NetworkCompletion: -1,
 	}
 	done := sink.completions(p.Slot)
+	if atDone != nil {
+		s.DataBytesAtCompletion, s.ControlBytesAtCompletion = make([]int64, n), make([]int64, n)
+		last := time.Time{}
+		for i, tr := range atDone {
+			s.DataBytesAtCompletion[i], s.ControlBytesAtCompletion[i] = tr.Data, tr.Control
+			if done[i].After(last) {
+				last = done[i]
+			}
+		}
+		s.NetworkCompletion = last.Sub(revealAt)
+	}
 	for i, nd := range nodes {
 		s.Completion[i] = -1
 		if done != nil && !done[i].IsZero() {

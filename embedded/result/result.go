@@ -72,9 +72,18 @@ type SlotResult struct {
 	// Completion per node from the reveal; -1 when the node never held the
 	// verified payload. The builder's entry is 0.
 	Completion []time.Duration `json:"completion_ns"`
-	// DataBytes and ControlBytes received per node for this payload.
+	// DataBytes and ControlBytes received per node for this payload, over
+	// the whole slot.
 	DataBytes    []int64 `json:"data_bytes"`
 	ControlBytes []int64 `json:"control_bytes"`
+	// DataBytesAtCompletion and ControlBytesAtCompletion are the same counts
+	// read when the last node completed (nil when some node never did):
+	// the design's accounting, without the late duplicates after network
+	// completion. NetworkCompletion is when that was, from the reveal (-1:
+	// never).
+	DataBytesAtCompletion    []int64       `json:"data_bytes_at_completion,omitempty"`
+	ControlBytesAtCompletion []int64       `json:"control_bytes_at_completion,omitempty"`
+	NetworkCompletion        time.Duration `json:"network_completion_ns"`
 	// SentBytes and DroppedBytes are payload data bytes each node queued to
 	// peers and dropped from full queues: Σ received = Σ sent − Σ dropped.
 	SentBytes    []int64 `json:"sent_bytes"`
@@ -125,18 +134,30 @@ func (s SlotResult) Within(d time.Duration) float64 {
 	return stats.ShareAtMost(s.CompletionSeconds(), d.Seconds())
 }
 
-// Copies returns each receiver's payload copies received: (data + control)
-// bytes ÷ compressed size.
+// Copies returns each receiver's payload copies received by network
+// completion: (data + control) bytes ÷ compressed size, read when the last
+// node completed (over the whole slot when some node never did).
 func (s SlotResult) Copies() []float64 {
+	if s.DataBytesAtCompletion != nil {
+		return s.copies(s.DataBytesAtCompletion, s.ControlBytesAtCompletion)
+	}
+	return s.SlotCopies()
+}
+
+// SlotCopies returns each receiver's copies over the whole slot, late
+// duplicates included (what the metrics contract's per-slot bytes give).
+func (s SlotResult) SlotCopies() []float64 { return s.copies(s.DataBytes, s.ControlBytes) }
+
+func (s SlotResult) copies(data, control []int64) []float64 {
 	if s.CompressedSize == 0 {
 		return nil
 	}
-	out := make([]float64, 0, len(s.DataBytes))
-	for i := range s.DataBytes {
+	out := make([]float64, 0, len(data))
+	for i := range data {
 		if i == s.Builder {
 			continue
 		}
-		out = append(out, float64(s.DataBytes[i]+s.ControlBytes[i])/float64(s.CompressedSize))
+		out = append(out, float64(data[i]+control[i])/float64(s.CompressedSize))
 	}
 	return out
 }
