@@ -21,7 +21,17 @@ const (
 	RoleBuilder  Role = "builder"  // reveals execution payloads
 	RoleProposer Role = "proposer" // publishes beacon blocks
 	RoleNode     Role = "node"     // a beacon node that only relays and attests
+	// Adversarial roles of the stress list; verdicts cover the other nodes.
+	RoleWithholder Role = "withholder" // announces, never answers a request
+	RoleSilent     Role = "silent"     // also forwards nothing
+	RoleMute       Role = "mute"       // also announces nothing
 )
+
+// Adversarial reports whether r is one of the stress list's refusing
+// roles.
+func (r Role) Adversarial() bool {
+	return r == RoleWithholder || r == RoleSilent || r == RoleMute
+}
 
 // LinkClass names a node's access link. Reports group nodes by it.
 type LinkClass string

@@ -48,6 +48,7 @@ func payloadSlot(data []byte) (uint64, bool) {
 type topicNode struct {
 	env       Env
 	opts      Options
+	attr      Attribution
 	name      string
 	topicOpts []pubsub.TopicOpt
 	format    messageFormat
@@ -116,8 +117,94 @@ func (n *topicNode) validate(ctx context.Context, from peer.ID, m *pubsub.Messag
 		n.env.Events().Rejected(reason)
 		return pubsub.ValidationReject
 	}
+	if !n.env.Role().Forward {
+		// A node that forwards nothing keeps the message to itself: Ignore
+		// keeps it out of the router's forwarding and message cache (so it
+		// is not announced either: stock gossipsub announces only what it
+		// caches).
+		n.format.deliver(slot, validated)
+		return pubsub.ValidationIgnore
+	}
 	m.ValidatorData = validated
 	return pubsub.ValidationAccept
+}
+
+// InspectRPC applies the node's role and the network's faults to an
+// incoming RPC before the router handles it: payload deliveries and
+// requests lost on arrival (Env.Drop), requests a node that does not answer
+// never serves (its router would answer IWANTs from its cache), and the
+// inventory and acknowledgements of a peer that announces nothing (its
+// router emits them on its behalf; they are ignored here instead).
+func (n *topicNode) InspectRPC(from peer.ID, rpc *pubsub.RPC) error {
+	if len(rpc.Publish) > 0 {
+		kept := rpc.Publish[:0]
+		for _, m := range rpc.Publish {
+			if m.GetTopic() == n.name && n.env.Drop(LossData) {
+				continue
+			}
+			kept = append(kept, m)
+		}
+		rpc.Publish = kept
+	}
+	c := rpc.Control
+	if c == nil {
+		return nil
+	}
+	answer := n.env.Role().Answer
+	if len(c.Iwant) > 0 {
+		kept := c.Iwant[:0]
+		for _, iw := range c.Iwant {
+			ours := n.payloadIDs(iw.MessageIDs)
+			switch {
+			case ours == 0:
+				kept = append(kept, iw)
+			case n.env.Drop(LossRequest):
+			case !answer:
+				iw.MessageIDs = n.otherIDs(iw.MessageIDs)
+				if len(iw.MessageIDs) > 0 {
+					kept = append(kept, iw)
+				}
+			default:
+				kept = append(kept, iw)
+			}
+		}
+		c.Iwant = kept
+	}
+	if !n.env.PeerRole(from).Announce {
+		kept := c.Ihave[:0]
+		for _, ih := range c.Ihave {
+			if ih.GetTopicID() != n.name {
+				kept = append(kept, ih)
+			}
+		}
+		c.Ihave = kept
+		for _, dw := range c.Idontwant {
+			dw.MessageIDs = n.otherIDs(dw.MessageIDs)
+		}
+	}
+	return nil
+}
+
+// payloadIDs counts the ids that name this policy's payload messages.
+func (n *topicNode) payloadIDs(ids []string) int {
+	k := 0
+	for _, id := range ids {
+		if _, ok := n.attr.IDSlot(id); ok {
+			k++
+		}
+	}
+	return k
+}
+
+// otherIDs returns the ids that do not name payload messages.
+func (n *topicNode) otherIDs(ids []string) []string {
+	out := ids[:0]
+	for _, id := range ids {
+		if _, ok := n.attr.IDSlot(id); !ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // topicName is the Fulu-style gossip topic for name under the fork digest.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
-	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p-pubsub/partialmessages"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 
@@ -263,7 +263,7 @@ func (n *phasedNode) loop(ctx context.Context) {
 // onIncomingRPC runs on pubsub's event loop: it copies the RPC and queues it.
 func (n *phasedNode) onIncomingRPC(from peer.ID, _ map[peer.ID]struct{}, rpc *pb.PartialMessagesExtension) error {
 	in := inbound{from: from, groupID: slices.Clone(rpc.GroupID)}
-	if len(rpc.PartialMessage) > 0 {
+	if len(rpc.PartialMessage) > 0 && !n.env.Drop(LossData) {
 		in.data = slices.Clone(rpc.PartialMessage)
 	}
 	if len(rpc.PartsMetadata) > 0 {
@@ -294,13 +294,18 @@ func (n *phasedNode) publish(pr *Prepared) {
 	c := Commitment{Slot: pl.Slot, BlockRoot: pl.BlockRoot, Descriptor: pl.Group.Descriptor()}
 	g := n.newGroup(c)
 	for i, m := range pr.Messages {
-		g.held.Set(i)
-		g.msgs[i] = m
+		if m != nil {
+			g.held.Set(i)
+			g.msgs[i] = m
+		}
 	}
 	g.done = true
 	mesh := n.meshPeers()
 	rand.Shuffle(len(mesh), func(i, j int) { mesh[i], mesh[j] = mesh[j], mesh[i] })
-	for i := range pr.Messages {
+	for i, m := range pr.Messages {
+		if m == nil {
+			continue
+		}
 		for range min(n.pushWidth(), len(mesh)) {
 			p := mesh[g.pushCur%len(mesh)]
 			g.pushCur++
@@ -389,6 +394,9 @@ func (n *phasedNode) receive(in inbound) {
 	if in.metadata != nil {
 		c, err := DecodeControl(in.metadata, g.parts)
 		if err == nil {
+			if c.Want != nil && n.env.Drop(LossRequest) {
+				c.Want = nil // the request is lost on arrival
+			}
 			n.control(g, in.from, c)
 		}
 	}
@@ -726,17 +734,17 @@ func (t meshTracer) Prune(p peer.ID, topic string) {
 	}
 }
 
-func (meshTracer) Join(string)                                       {}
-func (meshTracer) Leave(string)                                      {}
-func (meshTracer) DeliverMessage(*pubsub.Message)                    {}
-func (meshTracer) RejectMessage(*pubsub.Message, string)             {}
-func (meshTracer) DuplicateMessage(*pubsub.Message)                  {}
-func (meshTracer) ThrottlePeer(peer.ID)                              {}
-func (meshTracer) RecvRPC(*pubsub.RPC)                               {}
-func (meshTracer) SendRPC(*pubsub.RPC, peer.ID)                      {}
-func (meshTracer) DropRPC(*pubsub.RPC, peer.ID)                      {}
-func (meshTracer) UndeliverableMessage(*pubsub.Message)              {}
-func (meshTracer) ValidateMessage(*pubsub.Message)                   {}
-func (meshTracer) OnNewOutboundStream(peer.ID, protocol.ID)          {}
-func (meshTracer) OnClosedOutboundStream(peer.ID)                    {}
+func (meshTracer) Join(string)                                          {}
+func (meshTracer) Leave(string)                                         {}
+func (meshTracer) DeliverMessage(*pubsub.Message)                       {}
+func (meshTracer) RejectMessage(*pubsub.Message, string)                {}
+func (meshTracer) DuplicateMessage(*pubsub.Message)                     {}
+func (meshTracer) ThrottlePeer(peer.ID)                                 {}
+func (meshTracer) RecvRPC(*pubsub.RPC)                                  {}
+func (meshTracer) SendRPC(*pubsub.RPC, peer.ID)                         {}
+func (meshTracer) DropRPC(*pubsub.RPC, peer.ID)                         {}
+func (meshTracer) UndeliverableMessage(*pubsub.Message)                 {}
+func (meshTracer) ValidateMessage(*pubsub.Message)                      {}
+func (meshTracer) OnNewOutboundStream(peer.ID, protocol.ID)             {}
+func (meshTracer) OnClosedOutboundStream(peer.ID)                       {}
 func (meshTracer) SendRPCCompleted(*pubsub.RPC, peer.ID, time.Duration) {}

@@ -9,6 +9,7 @@ import (
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/segdiff/segdiff/eip8411"
 	"github.com/segdiff/segdiff/mode"
@@ -24,7 +25,9 @@ type Payload struct {
 }
 
 // Prepared is a payload cut into the messages a policy publishes. It is
-// made once per payload (Policy.Prepare) and only read afterwards.
+// made once per payload (Policy.Prepare) and only read afterwards. A nil
+// message is one the builder omits (a fault the stress list names): it is
+// never sent, announced or answered.
 type Prepared struct {
 	Payload  Payload
 	Messages [][]byte
@@ -50,6 +53,15 @@ type Env interface {
 	Commitment(slot uint64) (Commitment, bool)
 	// Role says how the node behaves towards payload messages.
 	Role() Role
+	// PeerRole says how a peer behaves. A client cannot know and returns
+	// Relay; a simulation uses it to apply a peer's refusal where stock
+	// gossipsub emits on the peer's behalf what the peer would not send
+	// (IHAVE and IDONTWANT come from the router, not the application), by
+	// ignoring it on arrival.
+	PeerRole(p peer.ID) Role
+	// Drop reports whether a fault drops this arrival of kind, before the
+	// node handles it (packet loss); always false on a real network.
+	Drop(kind Loss) bool
 	// Events receives what the policy observes.
 	Events() Events
 }

@@ -61,6 +61,9 @@ func (n *wholePullsNode) RouterOptions() []pubsub.Option {
 // InspectRPC applies the pull discipline to from's IHAVEs on the payload
 // topic.
 func (n *wholePullsNode) InspectRPC(from peer.ID, rpc *pubsub.RPC) error {
+	if err := n.topicNode.InspectRPC(from, rpc); err != nil {
+		return err
+	}
 	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()

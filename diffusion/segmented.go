@@ -65,7 +65,7 @@ func (s *segmented) IDSlot(id string) (uint64, bool) {
 
 func (s *segmented) NewNode(env Env) Node {
 	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*eip8411.Reassembler{}}
-	n.topicNode = topicNode{env: env, opts: s.opts, name: s.topic, format: n,
+	n.topicNode = topicNode{env: env, opts: s.opts, attr: s, name: s.topic, format: n,
 		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) })}}
 	return n
 }
@@ -146,6 +146,9 @@ func (n *segmentedNode) deliver(slot uint64, validated any) {
 func (n *segmentedNode) Publish(ctx context.Context, p *Prepared) error {
 	if !n.batch {
 		for _, m := range p.Messages {
+			if m == nil {
+				continue // omitted by the builder (a fault)
+			}
 			if err := n.topic.Publish(ctx, m); err != nil {
 				return fmt.Errorf("slot %d: publish segment: %w", p.Payload.Slot, err)
 			}
@@ -154,6 +157,9 @@ func (n *segmentedNode) Publish(ctx context.Context, p *Prepared) error {
 	}
 	var batch pubsub.MessageBatch
 	for _, m := range p.Messages {
+		if m == nil {
+			continue
+		}
 		if err := n.topic.AddToBatch(ctx, &batch, m); err != nil {
 			return fmt.Errorf("slot %d: batch segment: %w", p.Payload.Slot, err)
 		}

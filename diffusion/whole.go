@@ -122,7 +122,7 @@ func (w *whole) IDSlot(id string) (uint64, bool) {
 
 func (w *whole) NewNode(env Env) Node {
 	n := &wholeNode{policy: w}
-	n.topicNode = topicNode{env: env, opts: w.opts, name: w.topic, format: n,
+	n.topicNode = topicNode{env: env, opts: w.opts, attr: w, name: w.topic, format: n,
 		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return ContentID(m.GetTopic(), m.Data) })}}
 	return n
 }
@@ -143,6 +143,9 @@ func (n *wholeNode) deliver(slot uint64, _ any) {
 
 func (n *wholeNode) Publish(ctx context.Context, p *Prepared) error {
 	for _, m := range p.Messages {
+		if m == nil {
+			continue // omitted by the builder (a fault)
+		}
 		if err := n.topic.Publish(ctx, m); err != nil {
 			return fmt.Errorf("slot %d: publish payload: %w", p.Payload.Slot, err)
 		}

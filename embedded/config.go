@@ -60,6 +60,26 @@ type Config struct {
 	DatacenterShare float64 `json:"datacenter_share"`
 	// BuilderClass is the builder's link class.
 	BuilderClass devnet.LinkClass `json:"builder_class"`
+	// Withholders, Silent and Mute are the shares (0..0.5 each, at most 1
+	// together) of non-builder nodes holding those roles of the design's
+	// stress list (diffusion.Withholder announces and never answers; Silent
+	// also forwards nothing; Mute also announces nothing), placed by the
+	// seed. Verdicts and summaries cover the honest nodes.
+	Withholders float64 `json:"withholders,omitempty"`
+	Silent      float64 `json:"silent,omitempty"`
+	Mute        float64 `json:"mute,omitempty"`
+	// Omit is how many of each payload's parts (segments) the builder never
+	// sends, chosen by the seed per slot.
+	Omit int `json:"omit,omitempty"`
+	// LossData and LossRequests are the probabilities (0 ≤ p < 1) that one
+	// delivery of payload data, or one request, is dropped on arrival,
+	// before the node handles it.
+	LossData     float64 `json:"loss_data,omitempty"`
+	LossRequests float64 `json:"loss_requests,omitempty"`
+	// UplinkSpread spreads uplinks around their class's rate: each node's is
+	// drawn uniformly within ±spread (0..0.9), then all are scaled so that
+	// each class keeps its mean.
+	UplinkSpread float64 `json:"uplink_spread,omitempty"`
 	// CustomUpMbps and CustomDownMbps are the rates of the "custom" class.
 	CustomUpMbps   int `json:"custom_up_mbps,omitempty"`
 	CustomDownMbps int `json:"custom_down_mbps,omitempty"`
@@ -251,6 +271,31 @@ func (c Config) Validate() error {
 		if _, err := netmodel.ClassRates(f.class, c.custom()); err != nil {
 			bad(f.key, "%w", err)
 		}
+	}
+	for _, f := range []struct {
+		key   string
+		share float64
+	}{{"withholders", c.Withholders}, {"silent", c.Silent}, {"mute", c.Mute}} {
+		if f.share < 0 || f.share > 0.5 {
+			bad(f.key, "%v, want a share 0..0.5 of the non-builder nodes", f.share)
+		}
+	}
+	if sum := c.Withholders + c.Silent + c.Mute; sum > 1 {
+		bad("withholders", "withholders %v + silent %v + mute %v = %v, want at most 1", c.Withholders, c.Silent, c.Mute, sum)
+	}
+	if info, _ := mode.Lookup(c.Mode); c.Omit < 0 || (c.Omit > 0 && info.OneMessage) {
+		bad("omit", "%d, want >= 0 (and 0 in mode %s, whose payload is one message)", c.Omit, c.Mode)
+	}
+	for _, f := range []struct {
+		key string
+		p   float64
+	}{{"loss_data", c.LossData}, {"loss_requests", c.LossRequests}} {
+		if f.p < 0 || f.p >= 1 {
+			bad(f.key, "%v, want a probability 0 ≤ p < 1", f.p)
+		}
+	}
+	if c.UplinkSpread < 0 || c.UplinkSpread > 0.9 {
+		bad("uplink_spread", "%v, want 0..0.9", c.UplinkSpread)
 	}
 	if c.CustomUpMbps < 0 || c.CustomDownMbps < 0 {
 		bad("custom_up_mbps", "%d up / %d down, want >= 0", c.CustomUpMbps, c.CustomDownMbps)

@@ -3,9 +3,11 @@ package embedded
 import (
 	"fmt"
 	"io"
+	"math"
 	"testing"
 	"testing/synctest"
 
+	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/eip8411"
 	"github.com/segdiff/segdiff/embedded/chain"
@@ -105,6 +107,7 @@ func (c Config) plan() (driver.Plan, error) {
 		return driver.Plan{}, err
 	}
 	classes := netmodel.Classes(c.Nodes, c.Builder, c.BuilderClass, c.NodeClass, c.DatacenterShare)
+	roles := c.placeRoles()
 	p := driver.Plan{
 		Label: fmt.Sprintf("%s seed %d", c.Mode, c.Seed), Seed: c.Seed, Builder: c.Builder, Edges: edges, Latency: lat,
 		Gossip: node.GossipParams(c.MeshD, c.GossipLazy, c.GossipFactor), Policy: policy,
@@ -117,7 +120,8 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, fmt.Errorf("node %d: %w", i, err)
 		}
-		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: diffusion.Relay, InstallDelay: c.InstallDelay}
+		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: roles[i], InstallDelay: c.InstallDelay,
+			Loss: node.Loss{Data: c.LossData, Requests: c.LossRequests}}
 		if d, ok := c.InstallDelayOverrides[i]; ok {
 			np.InstallDelay = d
 		}
@@ -127,6 +131,7 @@ func (c Config) plan() (driver.Plan, error) {
 		}
 		p.Nodes = append(p.Nodes, np)
 	}
+	spreadUplinks(p.Nodes, c.UplinkSpread, c.Seed)
 	proposers := chain.Proposers(c.Seed, c.Payloads, others)
 	for i := range c.Payloads {
 		slot := uint64(i + 1)
@@ -143,7 +148,61 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, err
 		}
+		if c.Omit >= len(prepared.Messages) {
+			return driver.Plan{}, &ValidationError{Fields: []*FieldError{{Key: "omit", Err: fmt.Errorf("%d, but slot %d's payload has %d parts", c.Omit, slot, len(prepared.Messages))}}}
+		}
+		for _, i := range seeds.Omit(c.Seed, slot).Perm(len(prepared.Messages))[:c.Omit] {
+			prepared.Messages[i] = nil // the builder never sends it
+		}
 		p.Payloads = append(p.Payloads, driver.Payload{Slot: slot, Proposer: proposers[i], Block: b, Prepared: prepared})
 	}
 	return p, nil
+}
+
+// placeRoles gives every node its role: the builder and most nodes relay;
+// the configured shares of the other nodes withhold, stay silent or stay
+// mute, drawn from the seed's roles stream.
+func (c Config) placeRoles() []diffusion.Role {
+	roles := make([]diffusion.Role, c.Nodes)
+	var others []int
+	for i := range roles {
+		roles[i] = diffusion.Relay
+		if i != c.Builder {
+			others = append(others, i)
+		}
+	}
+	order := seeds.Roles(c.Seed).Perm(len(others))
+	next := 0
+	for _, share := range []struct {
+		f    float64
+		role diffusion.Role
+	}{{c.Withholders, diffusion.Withholder}, {c.Silent, diffusion.Silent}, {c.Mute, diffusion.Mute}} {
+		k := int(share.f * float64(len(others)))
+		for range k {
+			roles[others[order[next]]] = share.role
+			next++
+		}
+	}
+	return roles
+}
+
+// spreadUplinks draws each node's uplink uniformly within ±spread of its
+// rate, then scales each class so that its mean uplink is unchanged.
+func spreadUplinks(nodes []driver.NodePlan, spread float64, seed int64) {
+	if spread == 0 {
+		return
+	}
+	rng := seeds.Uplinks(seed)
+	factor := make([]float64, len(nodes))
+	sum, count := map[devnet.LinkClass]float64{}, map[devnet.LinkClass]float64{}
+	for i, n := range nodes {
+		factor[i] = 1 + spread*(2*rng.Float64()-1)
+		sum[n.Class] += factor[i]
+		count[n.Class]++
+	}
+	for i := range nodes {
+		cl := nodes[i].Class
+		f := factor[i] * count[cl] / sum[cl]
+		nodes[i].Rates.UpMbps = max(1, int(math.Round(float64(nodes[i].Rates.UpMbps)*f)))
+	}
 }

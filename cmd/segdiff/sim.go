@@ -109,6 +109,13 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	durFlag("pull-window", "disciplined pulls: how long a request may stay unanswered before the next announcer is asked", diffusion.DefaultPullRules.Window, func(c *embedded.Config, v time.Duration) { c.Pulls.Window = v })
 	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking", 0, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
 	durFlag("pull-ban", "disciplined pulls: how long a peer whose request lapsed is not asked", diffusion.DefaultPullRules.Ban, func(c *embedded.Config, v time.Duration) { c.Pulls.Ban = v })
+	floatFlag("withholders", "share of non-builder nodes that announce and never answer a request (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Withholders = v })
+	floatFlag("silent", "share of non-builder nodes that also forward nothing (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Silent = v })
+	floatFlag("mute", "share of non-builder nodes that also announce nothing (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Mute = v })
+	intFlag("omit", "parts (segments) of each payload the builder never sends", "0", func(c *embedded.Config, v int) { c.Omit = v })
+	floatFlag("loss-data", "probability that a payload delivery is dropped on arrival (0 ≤ p < 1)", "0", func(c *embedded.Config, v float64) { c.LossData = v })
+	floatFlag("loss-requests", "probability that a request (IWANT, WANT) is dropped on arrival (0 ≤ p < 1)", "0", func(c *embedded.Config, v float64) { c.LossRequests = v })
+	floatFlag("uplink-spread", "spread uplinks uniformly within ±this share of their class's rate, same mean (0..0.9)", "0", func(c *embedded.Config, v float64) { c.UplinkSpread = v })
 	floatFlag("datacenter-share", "share of non-builder nodes on 1 Gbps datacenter links (0..1)", both(ci.DatacenterShare, study.DatacenterShare), func(c *embedded.Config, v float64) { c.DatacenterShare = v })
 	strFlag("node-class", "link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom", string(ci.NodeClass), func(c *embedded.Config, v string) { c.NodeClass = devnet.LinkClass(v) })
 	strFlag("builder-class", "link class of the builder: home, datacenter, custom", string(ci.BuilderClass), func(c *embedded.Config, v string) { c.BuilderClass = devnet.LinkClass(v) })
@@ -206,7 +213,8 @@ var configFlags = map[string]string{
 	"gossip_factor": "gossip-factor", "mode": "mode", "seed": "seed", "payloads": "payloads", "payload_size": "payload-size",
 	"segment_size": "segment-size", "datacenter_share": "datacenter-share", "node_class": "node-class",
 	"builder_class": "builder-class", "custom_up_mbps": "custom-up", "custom_down_mbps": "custom-down",
-	"push_width": "push-width", "pulls": "pull-window/--pull-delay/--pull-ban", "latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
+	"push_width": "push-width", "withholders": "withholders", "silent": "silent", "mute": "mute", "omit": "omit",
+	"loss_data": "loss-data", "loss_requests": "loss-requests", "uplink_spread": "uplink-spread", "pulls": "pull-window/--pull-delay/--pull-ban", "latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
 	"install_timeout": "install-timeout", "reveal_offset": "reveal-offset", "payload_due_bps": "payload-due-bps",
 	"ptc_size": "ptc-size", "validators_per_node": "validators-per-node", "window": "window",
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/segdiff/segdiff/embedded/netmodel"
 	"github.com/segdiff/segdiff/embedded/node"
 	"github.com/segdiff/segdiff/embedded/result"
+	"github.com/segdiff/segdiff/embedded/seeds"
 )
 
 // Plan is a network ready to run, resolved and seeded by the caller.
@@ -71,6 +72,8 @@ type NodePlan struct {
 	// Validators is how many validators the node runs (PTC members are
 	// drawn from every node's validators, in node order).
 	Validators int
+	// Loss is the share of deliveries and requests dropped on arrival.
+	Loss node.Loss
 }
 
 // Payload is one slot's prepared payload and its block.
@@ -184,8 +187,20 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 		time.Sleep(1001 * time.Millisecond)
 		net.Close()
 	}()
+	peerRoles := map[peer.ID]diffusion.Role{}
 	for i, h := range meta.Nodes {
-		spec := node.Spec{Index: i, Role: plan.Nodes[i].Role, InstallDelay: plan.Nodes[i].InstallDelay, Gossip: plan.Gossip}
+		peerRoles[h.ID()] = plan.Nodes[i].Role
+	}
+	peerRole := func(p peer.ID) diffusion.Role {
+		if r, ok := peerRoles[p]; ok {
+			return r
+		}
+		return diffusion.Relay
+	}
+	for i, h := range meta.Nodes {
+		np := plan.Nodes[i]
+		spec := node.Spec{Index: i, Role: np.Role, InstallDelay: np.InstallDelay, Gossip: plan.Gossip,
+			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole}
 		n, err := node.New(spec, h, plan.Policy, sink)
 		if err != nil {
 			return nil, err
@@ -350,6 +365,9 @@ func nodeInfos(plan Plan, nodes []*node.Node) []result.NodeInfo {
 			Region: plan.Latency.Region(i), Validators: np.Validators}
 		if i == plan.Builder {
 			info.Roles = append(info.Roles, devnet.RoleBuilder)
+		}
+		if !np.Role.Honest() {
+			info.Roles = append(info.Roles, devnet.Role(np.Role.Name))
 		}
 		if proposers[i] {
 			info.Roles = append(info.Roles, devnet.RoleProposer)

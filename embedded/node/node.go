@@ -9,6 +9,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -84,7 +85,16 @@ type Spec struct {
 	InstallDelay time.Duration
 	// Gossip are the router's parameters.
 	Gossip pubsub.GossipSubParams
+	// Loss is the share of payload deliveries (data) and requests dropped
+	// on arrival at this node, drawn from LossRand.
+	Loss     Loss
+	LossRand *rand.Rand
+	// PeerRole says how each peer behaves (nil: every peer relays).
+	PeerRole func(peer.ID) diffusion.Role
 }
+
+// Loss is the probability that one arrival of each kind is dropped.
+type Loss struct{ Data, Requests float64 }
 
 // Node is one simulated beacon node. Create it with New, then Start (the
 // router) once its connections are up, then Join.
@@ -103,6 +113,8 @@ type Node struct {
 
 	mu    sync.Mutex
 	slots map[uint64]*slotState
+
+	lossMu sync.Mutex // guards spec.LossRand
 }
 
 // slotState is what a node knows about one slot. installed is closed when
@@ -299,6 +311,28 @@ func (n *Node) Commitment(slot uint64) (diffusion.Commitment, bool) {
 
 // Role is the node's role.
 func (n *Node) Role() diffusion.Role { return n.spec.Role }
+
+// PeerRole is how peer p behaves (the simulation knows every node's role).
+func (n *Node) PeerRole(p peer.ID) diffusion.Role {
+	if n.spec.PeerRole == nil {
+		return diffusion.Relay
+	}
+	return n.spec.PeerRole(p)
+}
+
+// Drop draws whether this arrival of kind is lost.
+func (n *Node) Drop(kind diffusion.Loss) bool {
+	p := n.spec.Loss.Data
+	if kind == diffusion.LossRequest {
+		p = n.spec.Loss.Requests
+	}
+	if p <= 0 || n.spec.LossRand == nil {
+		return false
+	}
+	n.lossMu.Lock()
+	defer n.lossMu.Unlock()
+	return n.spec.LossRand.Float64() < p
+}
 
 // Events is where the policy reports.
 func (n *Node) Events() diffusion.Events { return events{n} }

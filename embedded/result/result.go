@@ -94,9 +94,29 @@ type SlotResult struct {
 	InstalledAt []time.Time `json:"installed_at"`
 	// IWantSent counts the payload message ids each node requested with
 	// IWANT (gossip-driven copies on top of mesh forwarding).
-	IWantSent   []int64         `json:"iwant_sent"`
+	IWantSent []int64 `json:"iwant_sent"`
+	// Honest is false for nodes holding an adversarial role (withholder,
+	// silent, mute): figures cover honest receivers only. Nil: all honest.
+	Honest      []bool          `json:"honest,omitempty"`
 	FirstSentAt []time.Time     `json:"first_sent_at"`
 	PTC         devnet.PTCVotes `json:"ptc"`
+}
+
+// Receiver reports whether node i is one the figures cover: an honest node
+// other than the builder.
+func (s SlotResult) Receiver(i int) bool {
+	return i != s.Builder && (s.Honest == nil || s.Honest[i])
+}
+
+// Stranded returns the honest receivers that never completed.
+func (s SlotResult) Stranded() []int {
+	var out []int
+	for i, c := range s.Completion {
+		if s.Receiver(i) && c < 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // CompletionSeconds returns every receiver's completion from the reveal in
@@ -104,7 +124,7 @@ type SlotResult struct {
 func (s SlotResult) CompletionSeconds() []float64 {
 	out := make([]float64, 0, len(s.Completion))
 	for i, c := range s.Completion {
-		if i == s.Builder {
+		if !s.Receiver(i) {
 			continue
 		}
 		if c < 0 {
@@ -154,7 +174,7 @@ func (s SlotResult) copies(data, control []int64) []float64 {
 	}
 	out := make([]float64, 0, len(data))
 	for i := range data {
-		if i == s.Builder {
+		if !s.Receiver(i) {
 			continue
 		}
 		out = append(out, float64(data[i]+control[i])/float64(s.CompressedSize))
@@ -170,7 +190,7 @@ func (s SlotResult) DataCopies() []float64 {
 	}
 	out := make([]float64, 0, len(s.DataBytes))
 	for i, b := range s.DataBytes {
-		if i == s.Builder {
+		if !s.Receiver(i) {
 			continue
 		}
 		out = append(out, float64(b)/float64(s.CompressedSize))

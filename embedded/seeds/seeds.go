@@ -26,6 +26,14 @@ const (
 	// HeartbeatPhaseSalt: where in the routers' heartbeat period the first
 	// reveal falls.
 	HeartbeatPhaseSalt uint64 = 0x4842
+	// RolesSalt: which nodes hold the adversarial roles.
+	RolesSalt uint64 = 0x801e5
+	// OmitSalt: which parts the builder omits.
+	OmitSalt uint64 = 0x0a17
+	// LossSalt: node i's loss draws come from PCG(seed^LossSalt, i).
+	LossSalt uint64 = 0x1055
+	// UplinkSalt: each node's uplink within the spread.
+	UplinkSalt uint64 = 0x0b1d
 )
 
 // Topology returns the random regular graph's stream.
@@ -61,3 +69,19 @@ func Mix(x uint64) uint64 {
 	x ^= x >> 31
 	return x
 }
+
+// Roles returns the stream the adversarial roles are placed from.
+func Roles(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), RolesSalt)) }
+
+// Omit returns the stream of the parts the builder omits in slot.
+func Omit(seed int64, slot uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed)^OmitSalt, slot))
+}
+
+// Loss returns node i's stream of loss draws.
+func Loss(seed int64, node int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed)^LossSalt, uint64(node)))
+}
+
+// Uplinks returns the stream each node's uplink is drawn from.
+func Uplinks(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), UplinkSalt)) }
