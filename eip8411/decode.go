@@ -9,43 +9,68 @@ import (
 // ErrDecode; a *FieldError names the offending offset word when the fixed
 // layout is wrong. It does not verify the segment: call Descriptor.Verify.
 func DecodeSegment(b []byte) (*Segment, error) {
-	if err := checkLayout(b); err != nil {
-		return nil, fmt.Errorf("decode segment: %w", err)
-	}
-	var s Segment
-	if err := ssz.UnmarshalSSZ(&s, b); err != nil {
-		return nil, fmt.Errorf("decode segment: %w: %w", ErrDecode, err)
-	}
-	return &s, nil
+	return decodeMessage[Segment](b, checkLayout, "segment")
 }
 
 // DecodeVerify decodes b and verifies it against d.
 func DecodeVerify(b []byte, d Descriptor) (*Segment, error) {
-	s, err := DecodeSegment(b)
+	return decodeVerify(b, DecodeSegment, d.Verify)
+}
+
+// decodeMessage checks b's fixed layout with check, then SSZ-decodes it as an M.
+func decodeMessage[M any](b []byte, check func([]byte) error, noun string) (*M, error) {
+	if err := check(b); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", noun, err)
+	}
+	var m M
+	if err := ssz.UnmarshalSSZ(&m, b); err != nil {
+		return nil, fmt.Errorf("decode %s: %w: %w", noun, ErrDecode, err)
+	}
+	return &m, nil
+}
+
+// decodeVerify decodes b and verifies the message.
+func decodeVerify[M any](b []byte, decode func([]byte) (*M, error), verify func(*M) error) (*M, error) {
+	m, err := decode(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.Verify(s); err != nil {
+	if err := verify(m); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return m, nil
 }
 
 // checkLayout validates the fixed part of a Segment encoding without
 // allocating: length bounds and both offset words. MessageID uses it to tell
 // segments from other data.
-func checkLayout(b []byte) error {
-	const maxLen = SegmentFixedSize + 32*MaxProofDepth + MaxSegmentSize
-	if len(b) < SegmentFixedSize || len(b) > maxLen {
-		return fieldErr(ErrDecode, "message length", len(b), "in [%d, %d]", SegmentFixedSize, maxLen)
+func checkLayout(b []byte) error { return segmentLayout.check(b) }
+
+// msgLayout describes the fixed part of a message container: its size, where
+// its two offset words sit, and the data list limit.
+type msgLayout struct {
+	fixed, proofOffAt, dataOffAt, maxData int
+}
+
+var (
+	segmentLayout = msgLayout{fixed: SegmentFixedSize, proofOffAt: offsetProofOff, dataOffAt: offsetDataOff, maxData: MaxSegmentSize}
+	shardLayout   = msgLayout{fixed: ShardFixedSize, proofOffAt: shardOffsetProofOff, dataOffAt: shardOffsetDataOff, maxData: MaxShardSize}
+)
+
+// check validates length bounds and both offset words of b: offset(proof) ==
+// fixed, offset(data) == fixed + 32·n with n ≤ MaxProofDepth, within b.
+func (l msgLayout) check(b []byte) error {
+	maxLen := l.fixed + 32*MaxProofDepth + l.maxData
+	if len(b) < l.fixed || len(b) > maxLen {
+		return fieldErr(ErrDecode, "message length", len(b), "in [%d, %d]", l.fixed, maxLen)
 	}
-	if off := binary.LittleEndian.Uint32(b[offsetProofOff:]); off != SegmentFixedSize {
-		return fieldErr(ErrDecode, "offset(proof)", off, "== %d", SegmentFixedSize)
+	if off := binary.LittleEndian.Uint32(b[l.proofOffAt:]); off != uint32(l.fixed) {
+		return fieldErr(ErrDecode, "offset(proof)", off, "== %d", l.fixed)
 	}
-	off := binary.LittleEndian.Uint32(b[offsetDataOff:])
-	proofBytes := int64(off) - SegmentFixedSize
+	off := binary.LittleEndian.Uint32(b[l.dataOffAt:])
+	proofBytes := int64(off) - int64(l.fixed)
 	if proofBytes < 0 || proofBytes%32 != 0 || proofBytes/32 > MaxProofDepth || int64(off) > int64(len(b)) {
-		return fieldErr(ErrDecode, "offset(data)", off, "84 + 32·n, n ≤ %d, ≤ message length %d", MaxProofDepth, len(b))
+		return fieldErr(ErrDecode, "offset(data)", off, "%d + 32·n, n ≤ %d, ≤ message length %d", l.fixed, MaxProofDepth, len(b))
 	}
 	return nil
 }

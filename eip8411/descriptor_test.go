@@ -1,12 +1,10 @@
 package eip8411_test
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
-	dynssz "github.com/pk910/dynamic-ssz"
 
 	"github.com/segdiff/segdiff/eip8411"
 )
@@ -63,27 +61,7 @@ func TestDescriptorValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.d.Validate()
-			if tt.wantErr == nil {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
-				got, err := eip8411.DecodeDescriptor(tt.d.Encode())
-				if err != nil || got != tt.d {
-					t.Fatalf("DecodeDescriptor(Encode()) = %+v, %v", got, err)
-				}
-				return
-			}
-			var fe *eip8411.FieldError
-			if !errors.Is(err, tt.wantErr) || !errors.As(err, &fe) || fe.Field != tt.wantField {
-				t.Fatalf("Validate() = %v, want %v on field %q", err, tt.wantErr, tt.wantField)
-			}
-			if _, err := eip8411.DecodeDescriptor(tt.d.Encode()); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("DecodeDescriptor = %v, want %v", err, tt.wantErr)
-			}
-			if _, err := eip8411.NewReassembler(tt.d); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("NewReassembler = %v, want %v", err, tt.wantErr)
-			}
+			checkDescriptor(t, tt.d, eip8411.DecodeDescriptor, eip8411.NewReassembler, tt.wantErr, tt.wantField)
 		})
 	}
 }
@@ -113,38 +91,21 @@ type sszDescriptor struct {
 func TestDescriptorEncodingIsSSZ(t *testing.T) {
 	d := validDescriptor()
 	d.Root = [32]byte{0xaa, 31: 0xbb}
-	want, err := dynssz.NewDynSsz(nil).MarshalSSZ(&sszDescriptor{
+	checkSSZ(t, d.Encode(), &sszDescriptor{
 		Version: uint8(d.Version), HashID: uint8(d.HashID), Count: d.Count,
 		SegmentSize: d.SegmentSize, TotalLength: d.TotalLength, Root: d.Root,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := d.Encode(); !bytes.Equal(got, want) || len(got) != eip8411.DescriptorSize {
-		t.Fatalf("Encode() = %x, want SSZ %x", got, want)
-	}
+	}, eip8411.DescriptorSize)
 }
 
 func TestGroupIDBindsEveryField(t *testing.T) {
-	base := validDescriptor()
-	seen := map[[32]byte]string{base.GroupID(): "base"}
-	mutations := map[string]func(d *eip8411.Descriptor){
+	checkGroupIDsDiffer(t, validDescriptor(), map[[32]byte]string{}, map[string]func(d *eip8411.Descriptor){
 		"hash":    func(d *eip8411.Descriptor) { d.HashID = eip8411.HashKeccak256 },
 		"count":   func(d *eip8411.Descriptor) { d.Count++ },
 		"size":    func(d *eip8411.Descriptor) { d.SegmentSize++ },
 		"total":   func(d *eip8411.Descriptor) { d.TotalLength++ },
 		"root":    func(d *eip8411.Descriptor) { d.Root[31] ^= 1 },
 		"version": func(d *eip8411.Descriptor) { d.Version++ },
-	}
-	for name, f := range mutations {
-		d := base
-		f(&d)
-		id := d.GroupID()
-		if prev, ok := seen[id]; ok {
-			t.Errorf("mutating %s gives the group id of %s", name, prev)
-		}
-		seen[id] = name
-	}
+	})
 }
 
 // TestBoundsDerivation pins the documented derivation of every bound.

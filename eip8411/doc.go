@@ -1,8 +1,10 @@
-// Package eip8411 implements the segmented execution-payload wire format the
+// Package eip8411 implements the segmented execution-payload wire formats the
 // segdiff suite diffuses: format "segdiff/1", derived from the Prysm
 // prototype's ExecutionPayloadSegment format (format B in
 // shared/reference/eip8411-and-gloas.md §3), not the EIP-8411 draft's
-// PayloadChunk format (format A, §2).
+// PayloadChunk format (format A, §2); and format "segdiff/2", which names the
+// segment order and adds a systematic Reed–Solomon code (see "segdiff/2"
+// below and README.md).
 //
 // # Pipeline (builder side)
 //
@@ -45,17 +47,32 @@
 // followed by a 20-byte content digest, so a garbage message cannot occupy
 // the id of the honest segment; [ParseMessageID] inverts it for tracers.
 //
+// # segdiff/2
+//
+// [NewGroupV2] builds a [GroupV2] in either [Order]: compress-then-cut
+// (segdiff/1's: snappy the whole body, cut the compressed bytes) or
+// cut-then-compress (the prototype study's default: cut the raw body, snappy
+// each segment alone), optionally coded with [CodingReedSolomon] (k data + m
+// parity shards, any k rebuild; [WithParityShards], default m = k). One
+// Merkle tree commits to all k+m shards; the [DescriptorV2] names order,
+// coding, lengths and shard counts. Shards travel as [Shard] messages, a
+// container with a version byte whose layout is disjoint from [Segment]'s.
+// A [ReassemblerV2] completes at k distinct verified shards and, when asked
+// for the [Body], rebuilds the data, re-encodes the parity and recomputes the
+// root over every shard: a mismatch is [ErrInconsistentCode], and such a
+// payload must be neither used nor relayed.
+//
 // # Versions and formats
 //
 // The first byte of the canonical descriptor and of every structural message
-// id is the format [Version]. Only [VersionSegdiff1] exists. Every place that
-// depends on the layout switches on the version ([Descriptor.Validate],
-// [ParseMessageID], [FormatName]) and rejects unknown versions with
-// [ErrVersion]. To add format A (EIP-8411 draft PayloadChunk) later: give it
+// id is the format [Version]: [VersionSegdiff1] or [VersionSegdiff2], each
+// with its own descriptor type ([Descriptor], [DescriptorV2]) whose Validate
+// rejects the other version with [ErrVersion]; [ParseMessageID] and
+// [FormatName] switch on the version and reject unknown ones. To add format A (EIP-8411 draft PayloadChunk) later: give it
 // a new Version constant, a descriptor validation rule (plain scheme, 16 KiB
 // chunks, ≤ 2048 chunks, hash_tree_root commitment), its own chunk container
 // and decoder, and a case in each switch; segdiff/1 stays unchanged.
 //
-// All functions are safe for concurrent use; a [Reassembler] serialises its
-// own state with a mutex.
+// All functions are safe for concurrent use; a [Reassembler] and a
+// [ReassemblerV2] serialise their own state with a mutex.
 package eip8411

@@ -36,20 +36,29 @@ func DecodeBody(b []byte) (*Body, error) {
 }
 
 // Encode returns the SSZ encoding of s: the gossip message data.
-func (s *Segment) Encode() ([]byte, error) {
-	out, err := ssz.MarshalSSZ(s)
+func (s *Segment) Encode() ([]byte, error) { return marshalMessage(s, "segment") }
+
+// marshalMessage returns the SSZ encoding of a gossip message container.
+func marshalMessage(v any, noun string) ([]byte, error) {
+	out, err := ssz.MarshalSSZ(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode segment: %w", err)
+		return nil, fmt.Errorf("encode %s: %w", noun, err)
 	}
 	return out, nil
 }
 
-// Option configures NewGroup.
+// Option configures NewGroup and NewGroupV2. WithSegmentSize and WithHash
+// apply to both; WithOrder, WithCoding and WithParityShards only to
+// NewGroupV2 (NewGroup rejects them with ErrOption).
 type Option func(*options) error
 
 type options struct {
 	segmentSize int
 	hash        HashID
+	order       Order
+	coding      Coding
+	parity      int    // 0: ParityShards = DataShards
+	v2Only      string // the first segdiff/2-only option applied, for NewGroup's error
 }
 
 // WithSegmentSize sets the segment size in bytes; default DefaultSegmentSize
@@ -88,12 +97,9 @@ type Group struct {
 
 // NewGroup encodes body as SSZ, compresses it and commits to its segments.
 func NewGroup(body *Body, opts ...Option) (*Group, error) {
-	if body == nil {
-		return nil, fmt.Errorf("new group: %w", fieldErr(ErrBody, "body", "nil", "a body"))
-	}
-	raw, err := body.Encode()
+	raw, err := encodeGroupBody(body)
 	if err != nil {
-		return nil, fmt.Errorf("new group: %w", err)
+		return nil, err
 	}
 	return newGroup(raw, opts)
 }
@@ -107,12 +113,37 @@ func NewGroupSSZ(bodySSZ []byte, opts ...Option) (*Group, error) {
 	return newGroup(bodySSZ, opts)
 }
 
-func newGroup(raw []byte, opts []Option) (*Group, error) {
-	o := options{segmentSize: DefaultSegmentSize, hash: HashSHA256}
+// encodeGroupBody returns the SSZ encoding of a non-nil body.
+func encodeGroupBody(body *Body) ([]byte, error) {
+	if body == nil {
+		return nil, fmt.Errorf("new group: %w", fieldErr(ErrBody, "body", "nil", "a body"))
+	}
+	raw, err := body.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("new group: %w", err)
+	}
+	return raw, nil
+}
+
+// applyOptions returns the defaults (DefaultSegmentSize, SHA-256,
+// cut-then-compress, no coding) overridden by opts.
+func applyOptions(opts []Option) (options, error) {
+	o := options{segmentSize: DefaultSegmentSize, hash: HashSHA256, order: OrderCutThenCompress, coding: CodingNone}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("new group: %w", err)
+			return options{}, fmt.Errorf("new group: %w", err)
 		}
+	}
+	return o, nil
+}
+
+func newGroup(raw []byte, opts []Option) (*Group, error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.v2Only != "" {
+		return nil, fmt.Errorf("new group: %w", fieldErr(ErrOption, "option", o.v2Only, "a segdiff/1 option (segment size, hash); use NewGroupV2"))
 	}
 	compressed := snappy.Encode(nil, raw)
 	count := (len(compressed) + o.segmentSize - 1) / o.segmentSize
@@ -169,12 +200,16 @@ func (g *Group) Segments(slot uint64, blockRoot [32]byte) []*Segment {
 // EncodedSegments returns the SSZ encoding (gossip data) of every segment for
 // the block (slot, blockRoot), in index order.
 func (g *Group) EncodedSegments(slot uint64, blockRoot [32]byte) ([][]byte, error) {
-	segs := g.Segments(slot, blockRoot)
-	out := make([][]byte, len(segs))
-	for i, s := range segs {
-		b, err := s.Encode()
+	return encodeAll(g.Segments(slot, blockRoot), "segment")
+}
+
+// encodeAll returns the encoding of every message, in order.
+func encodeAll[M interface{ Encode() ([]byte, error) }](msgs []M, noun string) ([][]byte, error) {
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		b, err := m.Encode()
 		if err != nil {
-			return nil, fmt.Errorf("encode segment %d: %w", i, err)
+			return nil, fmt.Errorf("encode %s %d: %w", noun, i, err)
 		}
 		out[i] = b
 	}

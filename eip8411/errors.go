@@ -26,6 +26,10 @@ var (
 	ErrIncomplete = errors.New("group incomplete")
 	// ErrBody: the reassembled bytes do not decompress or decode to a Body.
 	ErrBody = errors.New("invalid body")
+	// ErrInconsistentCode: the shards rebuilt from a coded segdiff/2 group are
+	// not the code the descriptor's root commits to (re-encoding the rebuilt
+	// data gives another root). The payload must not be used or relayed.
+	ErrInconsistentCode = errors.New("inconsistent erasure code")
 	// ErrMessageID: a message id has neither the structural nor the content layout.
 	ErrMessageID = errors.New("invalid message id")
 	// ErrOption: an Option value is out of range.

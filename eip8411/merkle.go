@@ -50,12 +50,20 @@ type merkleTree [][][32]byte
 
 // buildTree hashes the segments of data (cut at size) into a tree.
 func buildTree(id HashID, data []byte, size int, count int) merkleTree {
+	segments := make([][]byte, count)
+	for i := range segments {
+		segments[i] = data[i*size : min((i+1)*size, len(data))]
+	}
+	return buildTreeLeaves(id, segments)
+}
+
+// buildTreeLeaves hashes one leaf per element of leaves into a tree.
+func buildTreeLeaves(id HashID, leafData [][]byte) merkleTree {
 	h := newHash(id)
-	width := 1 << ProofDepth(uint32(count))
+	width := 1 << ProofDepth(uint32(len(leafData)))
 	leaves := make([][32]byte, width) // padding stays the zero digest
-	for i := range count {
-		end := min((i+1)*size, len(data))
-		leaves[i] = hashParts(h, domainLeaf, data[i*size:end])
+	for i, d := range leafData {
+		leaves[i] = hashParts(h, domainLeaf, d)
 	}
 	tree := merkleTree{leaves}
 	for level := leaves; len(level) > 1; {

@@ -32,28 +32,41 @@ func ContentID(data []byte) [ContentIDSize]byte {
 }
 
 // MessageID returns the gossip message id of raw message data: for a
-// well-formed Segment layout (fixed offsets checked, nothing decoded) the
-// 97-byte structural id; for anything else the 20-byte ContentID. Use it as
-// the body of a pubsub.MsgIdFunction on the segment topic:
+// well-formed Segment (segdiff/1) or Shard (segdiff/2) layout (fixed offsets
+// and, for a Shard, the version byte checked; nothing decoded) the 97-byte
+// structural id; for anything else the 20-byte ContentID. The two layouts are
+// disjoint, so one id function serves a topic carrying either. Use it as the
+// body of a pubsub.MsgIdFunction on the segment topic:
 //
 //	pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) })
 func MessageID(data []byte) string {
 	content := ContentID(data)
-	if checkLayout(data) != nil {
+	switch {
+	case checkLayout(data) == nil:
+		return structuralID(VersionSegdiff1, data[offsetSlot:], content)
+	case checkShardLayout(data) == nil:
+		return structuralID(VersionSegdiff2, data[shardOffsetSlot:], content)
+	default:
 		return string(content[:])
 	}
+}
+
+// structuralID returns version ‖ header[:76] ‖ content, where header starts at
+// the slot and holds slot, block root, group id and index contiguously, as
+// both message layouts do.
+func structuralID(v Version, header []byte, content [ContentIDSize]byte) string {
 	var id [StructuralIDSize]byte
-	id[0] = byte(VersionSegdiff1)
-	copy(id[1:9], data[offsetSlot:offsetSlot+8])
-	copy(id[9:41], data[offsetBlockRoot:offsetBlockRoot+32])
-	copy(id[41:73], data[offsetGroupID:offsetGroupID+32])
-	copy(id[73:77], data[offsetIndex:offsetIndex+4])
+	id[0] = byte(v)
+	copy(id[1:77], header[:76])
 	copy(id[77:], content[:])
 	return string(id[:])
 }
 
 // ParseMessageID splits an id made by MessageID. A 20-byte id parses as a
-// content id (Structural false). Errors wrap ErrMessageID or ErrVersion.
+// content id (Structural false); a structural id of version 1 or 2 gives
+// slot, block root, group id and index (a segment index for version 1, a
+// shard index < data_shards + parity_shards for version 2). Errors wrap
+// ErrMessageID or ErrVersion.
 func ParseMessageID(id string) (MessageIDParts, error) {
 	var p MessageIDParts
 	switch len(id) {
@@ -65,7 +78,7 @@ func ParseMessageID(id string) (MessageIDParts, error) {
 		return p, fmt.Errorf("parse message id: %w", fieldErr(ErrMessageID, "length", len(id), "%d or %d", ContentIDSize, StructuralIDSize))
 	}
 	switch v := Version(id[0]); v {
-	case VersionSegdiff1:
+	case VersionSegdiff1, VersionSegdiff2:
 		p.Structural = true
 		p.Version = v
 		p.Slot = binary.LittleEndian.Uint64([]byte(id[1:9]))
@@ -75,6 +88,6 @@ func ParseMessageID(id string) (MessageIDParts, error) {
 		copy(p.Content[:], id[77:])
 		return p, nil
 	default:
-		return MessageIDParts{}, fmt.Errorf("parse message id: %w", fieldErr(ErrVersion, "version", v, "%d", VersionSegdiff1))
+		return MessageIDParts{}, fmt.Errorf("parse message id: %w", fieldErr(ErrVersion, "version", v, "%d or %d", VersionSegdiff1, VersionSegdiff2))
 	}
 }

@@ -21,28 +21,21 @@ func TestReassemblerDuplicatesAndCompletion(t *testing.T) {
 	if _, err := r.Body(); !errors.Is(err, eip8411.ErrIncomplete) {
 		t.Fatalf("Body() before any segment = %v, want ErrIncomplete", err)
 	}
-	steps := []struct {
-		index        int
-		wantComplete bool
-		wantDup      bool
-	}{
+	steps := []addStep{
 		{3, false, false}, {3, false, true}, {0, false, false}, {4, false, false},
 		{0, false, true}, {1, false, false}, {2, true, false}, {2, true, true}, {4, true, true},
 	}
-	for n, st := range steps {
-		if n == 5 {
-			if got := r.Missing(); len(got) != 2 || got[0] != 1 || got[1] != 2 {
-				t.Fatalf("Missing() = %v, want [1 2]", got)
-			}
-			if _, err := r.Compressed(); !errors.Is(err, eip8411.ErrIncomplete) {
-				t.Fatalf("Compressed() incomplete = %v", err)
-			}
+	runAddSteps(t, func(i int) (bool, bool, error) { return r.Add(clone(segs[i])) }, steps, func(n int) {
+		if n != 5 {
+			return
 		}
-		complete, dup, err := r.Add(clone(segs[st.index]))
-		if err != nil || complete != st.wantComplete || dup != st.wantDup {
-			t.Fatalf("step %d Add(%d) = (%v, %v, %v), want (%v, %v, nil)", n, st.index, complete, dup, err, st.wantComplete, st.wantDup)
+		if got := r.Missing(); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+			t.Fatalf("Missing() = %v, want [1 2]", got)
 		}
-	}
+		if _, err := r.Compressed(); !errors.Is(err, eip8411.ErrIncomplete) {
+			t.Fatalf("Compressed() incomplete = %v", err)
+		}
+	})
 	if !r.Complete() || r.Received() != 5 || len(r.Missing()) != 0 {
 		t.Fatalf("Complete %v Received %d Missing %v", r.Complete(), r.Received(), r.Missing())
 	}

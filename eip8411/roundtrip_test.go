@@ -123,12 +123,7 @@ func TestNewGroupErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			if tt.ssz != nil {
-				_, err = eip8411.NewGroupSSZ(tt.ssz, tt.opts...)
-			} else {
-				_, err = eip8411.NewGroup(tt.body, tt.opts...)
-			}
+			err := buildErr(tt.body, tt.ssz, tt.opts, eip8411.NewGroup, eip8411.NewGroupSSZ)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

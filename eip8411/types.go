@@ -1,7 +1,5 @@
 package eip8411
 
-import "strconv"
-
 // Version identifies a wire format; it is the first byte of the canonical
 // descriptor and of every structural message id.
 type Version uint8
@@ -14,12 +12,14 @@ const VersionSegdiff1 Version = 1
 // metric's format label.
 const FormatSegdiff1 = "segdiff/1"
 
-// FormatName returns the wire format id of v ("segdiff/1"), or "" when v is
-// not a known version.
+// FormatName returns the wire format id of v ("segdiff/1", "segdiff/2"), or
+// "" when v is not a known version.
 func FormatName(v Version) string {
 	switch v {
 	case VersionSegdiff1:
 		return FormatSegdiff1
+	case VersionSegdiff2:
+		return FormatSegdiff2
 	default:
 		return ""
 	}
@@ -35,17 +35,11 @@ const (
 	HashKeccak256 HashID = 1
 )
 
+// hashNames names every known HashID.
+var hashNames = map[HashID]string{HashSHA256: "sha256", HashKeccak256: "keccak256"}
+
 // String returns "sha256", "keccak256" or "hash(N)".
-func (h HashID) String() string {
-	switch h {
-	case HashSHA256:
-		return "sha256"
-	case HashKeccak256:
-		return "keccak256"
-	default:
-		return "hash(" + strconv.Itoa(int(h)) + ")"
-	}
-}
+func (h HashID) String() string { return enumName(hashNames, h, "hash") }
 
 // Size limits. Every bound is derived from a consensus-layer limit so that a
 // descriptor cannot claim more than a valid Gloas envelope could need.

@@ -9,7 +9,7 @@ import (
 
 // tamperGroup is a 5-segment group (4 full 1 KiB segments and a short last
 // one) of incompressible bytes, shared by the tampering tests.
-func tamperGroup(t *testing.T) (*eip8411.Group, []*eip8411.Segment) {
+func tamperGroup(t testing.TB) (*eip8411.Group, []*eip8411.Segment) {
 	t.Helper()
 	body := &eip8411.Body{Payload: randomBytes(newRand(11), 4*1024+300), ExecutionRequests: []byte{}}
 	g, err := eip8411.NewGroup(body, eip8411.WithSegmentSize(1024))
@@ -71,21 +71,7 @@ func TestVerifyTampering(t *testing.T) {
 				t.Fatal(encErr)
 			}
 			_, wireErr := eip8411.DecodeVerify(b, g.Descriptor())
-			for _, err := range []error{err, wireErr} {
-				if tt.wantErr == nil {
-					if err != nil {
-						t.Fatalf("err = %v, want nil", err)
-					}
-					continue
-				}
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
-				}
-				var fe *eip8411.FieldError
-				if !errors.As(err, &fe) || fe.Field != tt.wantField {
-					t.Fatalf("err = %#v, want *FieldError on field %q", err, tt.wantField)
-				}
-			}
+			checkFieldErrs(t, tt.wantErr, tt.wantField, err, wireErr)
 			// A Reassembler must reject the same segment and stay empty.
 			r, err := eip8411.NewReassembler(g.Descriptor())
 			if err != nil {
@@ -128,11 +114,7 @@ func TestDecodeSegmentErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch := func(off int, v ...byte) []byte {
-		b := append([]byte(nil), valid...)
-		copy(b[off:], v)
-		return b
-	}
+	patch := func(off int, v ...byte) []byte { return patched(valid, off, v...) }
 	tests := []struct {
 		name string
 		data []byte

@@ -1,0 +1,24 @@
+package eip8411
+
+// DecodeShard parses gossip data (the raw SSZ of a Shard). Errors wrap
+// ErrDecode, or ErrVersion when the version byte is not 2; a *FieldError
+// names the offending field or offset word. It does not verify the shard:
+// call DescriptorV2.Verify.
+func DecodeShard(b []byte) (*Shard, error) { return decodeMessage[Shard](b, checkShardLayout, "shard") }
+
+// DecodeVerifyShard decodes b and verifies it against d.
+func DecodeVerifyShard(b []byte, d DescriptorV2) (*Shard, error) {
+	return decodeVerify(b, DecodeShard, d.Verify)
+}
+
+// checkShardLayout validates the fixed part of a Shard encoding without
+// allocating: length bounds, the version byte and both offset words.
+func checkShardLayout(b []byte) error {
+	if err := shardLayout.check(b); err != nil {
+		return err
+	}
+	if v := Version(b[shardOffsetVersion]); v != VersionSegdiff2 {
+		return fieldErr(ErrVersion, "version", v, "%d", VersionSegdiff2)
+	}
+	return nil
+}
