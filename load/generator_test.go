@@ -1,0 +1,289 @@
+package load_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	gosnappy "github.com/golang/snappy"
+
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+
+	"github.com/segdiff/segdiff/load"
+)
+
+// TestFillsBlocksToTarget is the acceptance figure on the simulated
+// backend: every block is within ±5 % of the 1 MiB target raw size and its
+// transaction list compresses ≈1.40:1 with snappy.
+func TestFillsBlocksToTarget(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Fork() != load.ForkOsaka {
+		t.Errorf("detected fork %s on the simulated (Osaka) chain, want osaka", g.Fork())
+	}
+	reports := steps(t, ctx, g, b, 6)
+	if len(reports) != 6 {
+		t.Fatalf("%d block reports, want 6", len(reports))
+	}
+	for _, r := range reports {
+		t.Logf("block %d: sent %d txs %d B, included %d txs %d B, payload %d B raw, %d B snappy (%.3f:1), fill %.3f",
+			r.Number, r.SentTxs, r.SentBytes, r.IncludedTxs, r.IncludedBytes, r.Payload.Raw, r.Payload.Compressed, r.Payload.Ratio(), r.Fill())
+		if math.Abs(r.Fill()-1) > 0.05 {
+			t.Errorf("block %d: payload %d B, %.1f %% of the %d B target; want within ±5 %%", r.Number, r.Payload.Raw, 100*r.Fill(), r.Target)
+		}
+		if math.Abs(r.Payload.Ratio()-1.40) > 0.03*1.40 {
+			t.Errorf("block %d: snappy ratio %.3f, want 1.40 ± 3 %%", r.Number, r.Payload.Ratio())
+		}
+		if r.IncludedTxs != r.SentTxs || len(r.Errors) != 0 || r.Failed+r.Lost+r.Retries != 0 {
+			t.Errorf("block %d: sent %d included %d, errors %v, failed %d lost %d retries %d; want all included, no errors",
+				r.Number, r.SentTxs, r.IncludedTxs, r.Errors, r.Failed, r.Lost, r.Retries)
+		}
+	}
+}
+
+// TestCalldataCompressesLikeTheStudy measures the calldata of one block's
+// transactions alone with both snappy encoders.
+func TestCalldataCompressesLikeTheStudy(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, ctx, g, b, 1)
+	block, err := b.Client().BlockByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	for _, tx := range block.Transactions() {
+		data = append(data, tx.Data()...)
+	}
+	ratio := float64(len(data)) / float64(len(gosnappy.Encode(nil, data)))
+	if math.Abs(ratio-1.40) > 0.02*1.40 {
+		t.Errorf("calldata %d B compresses %.3f:1, want 1.40 ± 2 %%", len(data), ratio)
+	}
+	t.Logf("calldata of block %d: %d B in %d txs, %.3f:1 (golang/snappy)", block.NumberU64(), len(data), len(block.Transactions()), ratio)
+}
+
+// TestNoncesAcrossRestart: a second generator on the same accounts, started
+// while the first one's transactions are still pending, continues from the
+// pending nonces without a single nonce error.
+func TestNoncesAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	first, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, ctx, first, b, 2)
+	// Sent, not yet included: the restart must see these nonces as used.
+	if _, err := first.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithSeed(12))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := steps(t, ctx, second, b, 3)
+	for _, r := range reports {
+		if len(r.Errors) != 0 || r.Lost != 0 {
+			t.Errorf("block %d after restart: errors %v, lost %d; want none", r.Number, r.Errors, r.Lost)
+		}
+		if math.Abs(r.Fill()-1) > 0.05 {
+			t.Errorf("block %d after restart: fill %.3f, want 1 ± 0.05", r.Number, r.Fill())
+		}
+	}
+	// Every account's pending nonce equals its included nonce: nothing stuck.
+	b.Commit()
+	for _, a := range accts {
+		pending, err := b.Client().PendingNonceAt(ctx, a.Address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		included, err := b.Client().NonceAt(ctx, a.Address, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pending != included {
+			t.Errorf("account %d: pending nonce %d, included %d", a.Index, pending, included)
+		}
+	}
+}
+
+// TestRetriesRejectedTransactions: rejections of every retryable class are
+// counted and retried; the block still fills and nothing is lost.
+func TestRetriesRejectedTransactions(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	faulty := &faultyClient{Client: b.Client(), errs: []error{
+		errors.New("replacement transaction underpriced"),
+		errors.New("txpool is full"),
+		errors.New("nonce too high"),
+		errors.New("Post \"http://el-1:8545\": dial tcp: connection refused"),
+		errors.New("nonce too low"),
+	}}
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("faulty", faulty), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := steps(t, ctx, g, b, 2)
+	first := reports[0]
+	want := map[load.ErrorClass]int{load.ClassUnderpriced: 1, load.ClassPoolFull: 1, load.ClassNonceGap: 1, load.ClassTransport: 1, load.ClassNonceLow: 1}
+	for class, n := range want {
+		if first.Errors[class] != n {
+			t.Errorf("errors[%s] = %d, want %d (all: %v)", class, first.Errors[class], n, first.Errors)
+		}
+	}
+	if first.Retries != 5 || first.Failed != 0 || first.Lost != 0 {
+		t.Errorf("retries %d failed %d lost %d, want 5, 0, 0", first.Retries, first.Failed, first.Lost)
+	}
+	for _, r := range reports {
+		if r.IncludedTxs != r.SentTxs || math.Abs(r.Fill()-1) > 0.05 {
+			t.Errorf("block %d: sent %d included %d fill %.3f", r.Number, r.SentTxs, r.IncludedTxs, r.Fill())
+		}
+	}
+}
+
+// TestGivesUpAndCounts: an account whose sends keep failing is counted as
+// failed and skipped; the others fill the block.
+func TestGivesUpAndCounts(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	faulty := &faultyClient{Client: b.Client(), errs: []error{
+		errors.New("txpool is full"), errors.New("txpool is full"), errors.New("txpool is full"),
+	}}
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("faulty", faulty), load.WithAccounts(accts), load.WithMaxAttempts(3))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := steps(t, ctx, g, b, 1)
+	r := reports[0]
+	if r.Failed != 1 || r.Errors[load.ClassPoolFull] != 3 || r.Retries != 2 {
+		t.Errorf("failed %d, pool_full %d, retries %d; want 1, 3, 2", r.Failed, r.Errors[load.ClassPoolFull], r.Retries)
+	}
+	if math.Abs(r.Fill()-1) > 0.05 {
+		t.Errorf("fill %.3f, want 1 ± 0.05", r.Fill())
+	}
+}
+
+// TestFatalErrorStops: an error no retry can fix fails the step, naming the
+// account and endpoint.
+func TestFatalErrorStops(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	faulty := &faultyClient{Client: b.Client(), errs: []error{errors.New("insufficient funds for gas * price + value")}}
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("el-3", faulty), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Step(ctx)
+	if err == nil || !strings.Contains(err.Error(), "insufficient funds") || !strings.Contains(err.Error(), "via el-3") ||
+		!strings.Contains(err.Error(), "account 14") {
+		t.Fatalf("Step error = %v, want the insufficient-funds answer naming account 14 and el-3", err)
+	}
+}
+
+// TestSpreadsOverEndpoints: accounts are bound to endpoints round-robin.
+func TestSpreadsOverEndpoints(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	e1 := &faultyClient{Client: b.Client()}
+	e2 := &faultyClient{Client: b.Client()}
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("a", e1), load.WithEndpoint("b", e2), load.WithAccounts(accts))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, ctx, g, b, 2)
+	if e1.sends == 0 || e2.sends == 0 || e1.sends+e2.sends < 16 {
+		t.Errorf("sends a=%d b=%d, want both used", e1.sends, e2.sends)
+	}
+}
+
+func TestRunStopsAfterBlocks(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	var got []load.BlockReport
+	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithBlocks(2),
+		load.WithReport(func(r load.BlockReport) { got = append(got, r) }))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	for i := 0; i < 200 && len(done) == 0; i++ {
+		waitPending(t, ctx, b)
+		b.Commit()
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 {
+		t.Fatalf("%d reports, want 2", len(got))
+	}
+}
+
+func TestNewRejectsImpossibleTargets(t *testing.T) {
+	ctx := context.Background()
+	accts := accounts(t)
+	b := newSim(t, accts, false)
+	tests := []struct {
+		name   string
+		params []load.Parameter
+		want   string
+	}{
+		{"no endpoint", []load.Parameter{load.WithAccounts(accts)}, "no endpoint"},
+		{"no accounts", []load.Parameter{load.WithEndpoint("sim", b.Client())}, "no accounts"},
+		{"payload too large", []load.Parameter{load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithPayloadBytes(9 << 20)}, "payload bytes"},
+		{"tx above the cap", []load.Parameter{load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithTxDataBytes(2 << 20)}, "per-transaction cap"},
+		{"above the gas limit", []load.Parameter{load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithPayloadBytes(8 << 20)}, "block gas limit"},
+		{"unknown fork", []load.Parameter{load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithFork("cancun")}, "unknown fork"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load.New(ctx, fastParams(tt.params...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// waitPending waits until the simulated pool holds transactions and has
+// stopped growing for 20 ms, or a second has passed: the load has sent its
+// block's worth.
+func waitPending(t *testing.T, ctx context.Context, b *simulated.Backend) {
+	t.Helper()
+	last, stable := uint(0), 0
+	for range 100 {
+		time.Sleep(10 * time.Millisecond)
+		n, err := b.Client().PendingTransactionCount(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 && n == last {
+			if stable++; stable >= 2 {
+				return
+			}
+		} else {
+			stable = 0
+		}
+		last = n
+	}
+}
