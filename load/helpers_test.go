@@ -104,5 +104,3 @@ func steps(t *testing.T, ctx context.Context, g *load.Generator, b *simulated.Ba
 	}
 	return append(out, r...)
 }
-
-

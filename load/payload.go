@@ -15,9 +15,9 @@ import (
 // list (EIP-7928) is not in a block go-ethereum returns over RPC and is left
 // out; for the load's transactions it is a few dozen bytes per account.
 const (
-	payloadFixedSize     = 528
-	txOffsetSize         = 4
-	withdrawalSize       = 44
+	payloadFixedSize = 528
+	txOffsetSize     = 4
+	withdrawalSize   = 44
 )
 
 // Payload is a block's execution payload as the load estimates it.
