@@ -768,6 +768,9 @@ func (r *run) segdiff(f *facts) {
 		if p.key == "link_classes" {
 			r.linkClasses(p.v, sub, f)
 		}
+		if p.key == "load" {
+			r.load(p.v, sub, f)
+		}
 	}
 }
 

@@ -194,6 +194,7 @@ var (
 		"prometheus":   {"scrape_interval", "image"},
 		"grafana":      {"enabled", "image"},
 		"link_classes": {"default", "overrides", "custom"},
+		"load":         LoadKeys,
 	}
 	SegdiffModes          = []string{"whole", "segmented", "segmented-batch"}
 	LinkClasses           = []string{"home", "datacenter", "custom"}
