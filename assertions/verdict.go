@@ -19,6 +19,7 @@ const (
 	UnitVotes   Unit = "votes"  // PTC payload_present votes
 	UnitShare   Unit = "share"  // fraction 0..1, printed as a percentage
 	UnitRatio   Unit = "ratio"  // a speed-up factor, printed as "3.2x"
+	UnitBytes   Unit = "bytes"  // sizes, printed as "4096 B"
 )
 
 // Format prints v in unit u.
@@ -43,6 +44,8 @@ func (u Unit) Format(v float64) string {
 		return fmt.Sprintf("%.1f%%", v*100)
 	case UnitRatio:
 		return fmt.Sprintf("%.2fx", v)
+	case UnitBytes:
+		return fmt.Sprintf("%.0f B", v)
 	}
 	return fmt.Sprintf("%g", v)
 }

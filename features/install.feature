@@ -7,14 +7,15 @@ Feature: Block-install delay
   Scenario Outline: every node installs each warm block within <max> (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then every node's block-install delay is at most <max>
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And every node's block-install delay is at most <max>
 
     @embedded
     Examples: embedded devnet
-      | mode      | slots | max |
-      | segmented | 3     | 2s  |
+      | mode      | slots | fill | payload | max |
+      | segmented | 3     | 90%  | 1048576 | 2s  |
 
     @kurtosis
     Examples: Kurtosis enclave
-      | mode      | slots | max |
-      | segmented | 3     | 2s  |
+      | mode      | slots | fill | payload | max |
+      | segmented | 3     | 90%  | 1048576 | 2s  |

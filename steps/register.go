@@ -22,6 +22,8 @@ var Budgets = map[string]string{
 	"COPIES_P50":              "median payload copies received per node and warm slot (number)",
 	"COPIES_MAX":              "maximum payload copies any node receives in any warm slot (number)",
 	"INSTALL_MAX":             "maximum block-install delay of any node in any warm slot (duration)",
+	"PAYLOAD_FILL":            "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)",
+	"PAYLOAD_BYTES":           "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)",
 	"SPEEDUP":                 "minimum ratio of whole-mode to segmented-mode median completion (number)",
 }
 
@@ -58,6 +60,8 @@ func (s *Suite) definitions() []definition {
 		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
 		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
 		{comparison, "Then", `^the (segmented|segmented-batch) median completion is at least (\S+) times faster than (whole|segmented)$`, s.speedup},
+		// Every diffusion scenario, before its budgets (payload_size.go).
+		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast},
 	}
 }
 

@@ -1,0 +1,74 @@
+package assertions
+
+import (
+	"fmt"
+	"sort"
+)
+
+// PayloadSizes returns, for every slot, the raw (SSZ) size of the payload
+// its builder revealed (payload_diffusion_payload_size_bytes{encoding="raw"}
+// of the builder whose reveal the slot has). A slot without a reveal or
+// without a size is a missing reading naming the builder and slot.
+func PayloadSizes(n Network, slots []uint64) ([]Sample, error) {
+	const what = "raw payload size"
+	if len(n.Nodes) == 0 {
+		return nil, fmt.Errorf("%s: network has no nodes", what)
+	}
+	if len(slots) == 0 {
+		return nil, fmt.Errorf("%s: no slots selected", what)
+	}
+	reveals := n.Reveals()
+	miss := &MissingReadings{What: what}
+	var out []Sample
+	for _, slot := range slots {
+		r, ok := reveals[slot]
+		if !ok {
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+			continue
+		}
+		builder, _ := n.node(r.Builder)
+		size, err := builder.Value(SeriesPayloadRaw, slot)
+		if err != nil {
+			miss.Missing = append(miss.Missing, MissingError{Node: builder.ID, Series: SeriesPayloadRaw, Slot: slot})
+			continue
+		}
+		out = append(out, Sample{Node: builder.ID, Link: builder.Link, Slot: slot, Value: size})
+	}
+	if len(miss.Missing) > 0 {
+		return nil, miss
+	}
+	return out, nil
+}
+
+// EverySlotAtLeast checks that every sample is at least budget. Measured is
+// the minimum; Worst lists the smallest samples below the budget by slot
+// (all slots when none is below), so a failure names each short slot and
+// its value.
+func EverySlotAtLeast(check string, u Unit, samples []Sample, budget float64) Verdict {
+	if len(samples) == 0 {
+		return noSamples(check, u, OpAtLeast, budget)
+	}
+	v := Verdict{Check: check, Unit: u, Op: OpAtLeast, Budget: budget, Measured: Quantile(values(samples), 0)}
+	coverage(&v, samples)
+	v.Pass = OpAtLeast.holds(v.Measured, budget)
+	short := make([]Sample, 0, len(samples))
+	for _, s := range samples {
+		if !v.Pass && s.Value >= budget {
+			continue
+		}
+		short = append(short, s)
+	}
+	sort.Slice(short, func(i, j int) bool {
+		if short[i].Value != short[j].Value {
+			return short[i].Value < short[j].Value
+		}
+		return short[i].Slot < short[j].Slot
+	})
+	for i, s := range short {
+		if i == maxWorst {
+			break
+		}
+		v.Worst = append(v.Worst, Offender{Slot: s.Slot, Value: s.Value})
+	}
+	return v
+}

@@ -1,0 +1,71 @@
+package steps_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/cucumber/godog"
+
+	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/steps"
+)
+
+// TestSmallPayloadsFailEveryKurtosisScenario runs the @kurtosis scenarios
+// against recorded metrics of a devnet without load (4 KiB payloads): every
+// one fails at the payload-size step, naming the slots and their sizes, and
+// none reaches its diffusion budget.
+func TestSmallPayloadsFailEveryKurtosisScenario(t *testing.T) {
+	status, s, log := runSmallPayloads(t, "../features")
+	if status == 0 {
+		t.Fatalf("the suite passed on 4 KiB payloads:\n%s", log)
+	}
+	run := s.Results()
+	if len(run.Scenarios) != 5 {
+		t.Fatalf("ran %d scenarios, want the 5 @kurtosis ones", len(run.Scenarios))
+	}
+	for _, sc := range run.Scenarios {
+		if sc.Status != report.StatusFailed {
+			t.Errorf("scenario %q: %s, want failed", sc.Name, sc.Status)
+		}
+		// The fake's warm slots are the newest three: 4, 5 and 6.
+		for _, want := range []string{"raw payload size of every warm slot (90.0% of 1048576 B)", "budget >= 943718 B: FAILED",
+			"slot 4 4100 B", "slot 5 4101 B", "slot 6 4102 B"} {
+			if !strings.Contains(sc.Error, want) {
+				t.Errorf("scenario %q error lacks %q:\n%s", sc.Name, want, sc.Error)
+			}
+		}
+		if len(sc.Verdicts) != 1 {
+			t.Errorf("scenario %q recorded %d verdicts, want only the payload size's (the budgets must not run)", sc.Name, len(sc.Verdicts))
+		}
+	}
+}
+
+// TestPayloadFillFromEnvironment: SEGDIFF_BUDGET_PAYLOAD_FILL lowers the
+// share, so the same 4 KiB payloads pass the step.
+func TestPayloadFillFromEnvironment(t *testing.T) {
+	t.Setenv("SEGDIFF_BUDGET_PAYLOAD_FILL", "0.3%")
+	status, s, log := runSmallPayloads(t, "../features/install.feature")
+	if status != 0 {
+		t.Fatalf("status %d with PAYLOAD_FILL 0.3 %%:\n%s", status, log)
+	}
+	v := s.Results().Scenarios[0].Verdicts[0]
+	if !strings.HasPrefix(v.Check, "raw payload size") || !v.Pass || v.Measured != 4100 {
+		t.Errorf("verdict %+v, want a pass measuring 4100 B", v)
+	}
+}
+
+// runSmallPayloads runs the @kurtosis scenarios of path against the fake
+// devnet whose builder reveals 4 KiB payloads.
+func runSmallPayloads(t *testing.T, path string) (int, *steps.Suite, string) {
+	t.Helper()
+	var log bytes.Buffer
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake-small", ReportsDir: "", Log: &log})
+	status := godog.TestSuite{
+		TestSuiteInitializer: s.InitializeTestSuite,
+		ScenarioInitializer:  s.InitializeScenario,
+		Options: &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{path},
+			Tags: "@kurtosis && ~@slow", Strict: true, NoColors: true},
+	}.Run()
+	return status, s, log.String()
+}
