@@ -17,22 +17,13 @@ func PayloadSizes(n Network, slots []uint64) ([]Sample, error) {
 	if len(slots) == 0 {
 		return nil, fmt.Errorf("%s: no slots selected", what)
 	}
-	reveals := n.Reveals()
 	miss := &MissingReadings{What: what}
-	var out []Sample
+	readings := builderReadings(n, slots, SeriesPayloadRaw, miss)
+	out := make([]Sample, 0, len(readings))
 	for _, slot := range slots {
-		r, ok := reveals[slot]
-		if !ok {
-			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
-			continue
+		if r, ok := readings[slot]; ok {
+			out = append(out, r)
 		}
-		builder, _ := n.node(r.Builder)
-		size, err := builder.Value(SeriesPayloadRaw, slot)
-		if err != nil {
-			miss.Missing = append(miss.Missing, MissingError{Node: builder.ID, Series: SeriesPayloadRaw, Slot: slot})
-			continue
-		}
-		out = append(out, Sample{Node: builder.ID, Link: builder.Link, Slot: slot, Value: size})
 	}
 	if len(miss.Missing) > 0 {
 		return nil, miss
@@ -71,4 +62,27 @@ func EverySlotAtLeast(check string, u Unit, samples []Sample, budget float64) Ve
 		v.Worst = append(v.Worst, Offender{Slot: s.Slot, Value: s.Value})
 	}
 	return v
+}
+
+// builderReadings returns, by slot, the value of series s that the builder
+// who revealed the slot reports; a slot without a reveal or without the
+// value is added to miss instead.
+func builderReadings(n Network, slots []uint64, s Series, miss *MissingReadings) map[uint64]Sample {
+	reveals := n.Reveals()
+	out := map[uint64]Sample{}
+	for _, slot := range slots {
+		r, ok := reveals[slot]
+		if !ok {
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+			continue
+		}
+		b, _ := n.node(r.Builder)
+		v, err := b.Value(s, slot)
+		if err != nil {
+			miss.Missing = append(miss.Missing, *err.(*MissingError))
+			continue
+		}
+		out[slot] = Sample{Node: b.ID, Link: b.Link, Slot: slot, Value: v}
+	}
+	return out
 }

@@ -53,7 +53,7 @@ func TestDetectFork(t *testing.T) {
 		want      load.Fork
 	}{{false, load.ForkOsaka}, {true, load.ForkAmsterdam}} {
 		t.Run(string(tt.want), func(t *testing.T) {
-			b := newSim(t, accts, tt.amsterdam)
+			b := newSim(t, tt.amsterdam)
 			got, err := load.DetectFork(context.Background(), b.Client(), accts[0].Address, probe)
 			if err != nil {
 				t.Fatal(err)
@@ -69,12 +69,8 @@ func TestDetectFork(t *testing.T) {
 // calldata byte): the payloads still reach the target.
 func TestFillsAmsterdamBlocks(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, true)
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newSim(t, true)
+	g := newLoad(t, b, nil)
 	if g.Fork() != load.ForkAmsterdam {
 		t.Fatalf("fork %s, want amsterdam", g.Fork())
 	}

@@ -20,12 +20,8 @@ import (
 // transaction list compresses ≈1.40:1 with snappy.
 func TestFillsBlocksToTarget(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newSim(t, false)
+	g := newLoad(t, b, nil)
 	if g.Fork() != load.ForkOsaka {
 		t.Errorf("detected fork %s on the simulated (Osaka) chain, want osaka", g.Fork())
 	}
@@ -53,12 +49,8 @@ func TestFillsBlocksToTarget(t *testing.T) {
 // transactions alone with both snappy encoders.
 func TestCalldataCompressesLikeTheStudy(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newSim(t, false)
+	g := newLoad(t, b, nil)
 	steps(t, ctx, g, b, 1)
 	block, err := b.Client().BlockByNumber(ctx, nil)
 	if err != nil {
@@ -81,20 +73,14 @@ func TestCalldataCompressesLikeTheStudy(t *testing.T) {
 func TestNoncesAcrossRestart(t *testing.T) {
 	ctx := context.Background()
 	accts := accounts(t)
-	b := newSim(t, accts, false)
-	first, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newSim(t, false)
+	first := newLoad(t, b, nil)
 	steps(t, ctx, first, b, 2)
 	// Sent, not yet included: the restart must see these nonces as used.
 	if _, err := first.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
-	second, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithSeed(12))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := newLoad(t, b, nil, load.WithSeed(12))
 	reports := steps(t, ctx, second, b, 3)
 	for _, r := range reports {
 		if len(r.Errors) != 0 || r.Lost != 0 {
@@ -125,8 +111,7 @@ func TestNoncesAcrossRestart(t *testing.T) {
 // counted and retried; the block still fills and nothing is lost.
 func TestRetriesRejectedTransactions(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	faulty := &faultyClient{Client: b.Client(), errs: []error{
 		errors.New("replacement transaction underpriced"),
 		errors.New("txpool is full"),
@@ -134,10 +119,7 @@ func TestRetriesRejectedTransactions(t *testing.T) {
 		errors.New("Post \"http://el-1:8545\": dial tcp: connection refused"),
 		errors.New("nonce too low"),
 	}}
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("faulty", faulty), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := newLoad(t, b, faulty)
 	reports := steps(t, ctx, g, b, 2)
 	first := reports[0]
 	want := map[load.ErrorClass]int{load.ClassUnderpriced: 1, load.ClassPoolFull: 1, load.ClassNonceGap: 1, load.ClassTransport: 1, load.ClassNonceLow: 1}
@@ -160,15 +142,11 @@ func TestRetriesRejectedTransactions(t *testing.T) {
 // failed and skipped; the others fill the block.
 func TestGivesUpAndCounts(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	faulty := &faultyClient{Client: b.Client(), errs: []error{
 		errors.New("txpool is full"), errors.New("txpool is full"), errors.New("txpool is full"),
 	}}
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("faulty", faulty), load.WithAccounts(accts), load.WithMaxAttempts(3))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := newLoad(t, b, faulty, load.WithMaxAttempts(3))
 	reports := steps(t, ctx, g, b, 1)
 	r := reports[0]
 	if r.Failed != 1 || r.Errors[load.ClassPoolFull] != 3 || r.Retries != 2 {
@@ -183,17 +161,13 @@ func TestGivesUpAndCounts(t *testing.T) {
 // account and endpoint.
 func TestFatalErrorStops(t *testing.T) {
 	ctx := context.Background()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	faulty := &faultyClient{Client: b.Client(), errs: []error{errors.New("insufficient funds for gas * price + value")}}
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("el-3", faulty), load.WithAccounts(accts))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = g.Step(ctx)
-	if err == nil || !strings.Contains(err.Error(), "insufficient funds") || !strings.Contains(err.Error(), "via el-3") ||
+	g := newLoad(t, b, faulty)
+	_, err := g.Step(ctx)
+	if err == nil || !strings.Contains(err.Error(), "insufficient funds") || !strings.Contains(err.Error(), "via sim") ||
 		!strings.Contains(err.Error(), "account 14") {
-		t.Fatalf("Step error = %v, want the insufficient-funds answer naming account 14 and el-3", err)
+		t.Fatalf("Step error = %v, want the insufficient-funds answer naming account 14 and the endpoint", err)
 	}
 }
 
@@ -201,7 +175,7 @@ func TestFatalErrorStops(t *testing.T) {
 func TestSpreadsOverEndpoints(t *testing.T) {
 	ctx := context.Background()
 	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	e1 := &faultyClient{Client: b.Client()}
 	e2 := &faultyClient{Client: b.Client()}
 	g, err := load.New(ctx, fastParams(load.WithEndpoint("a", e1), load.WithEndpoint("b", e2), load.WithAccounts(accts))...)
@@ -217,14 +191,9 @@ func TestSpreadsOverEndpoints(t *testing.T) {
 func TestRunStopsAfterBlocks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	var got []load.BlockReport
-	g, err := load.New(ctx, fastParams(load.WithEndpoint("sim", b.Client()), load.WithAccounts(accts), load.WithBlocks(2),
-		load.WithReport(func(r load.BlockReport) { got = append(got, r) }))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := newLoad(t, b, nil, load.WithBlocks(2), load.WithReport(func(r load.BlockReport) { got = append(got, r) }))
 	done := make(chan error, 1)
 	go func() { done <- g.Run(ctx) }()
 	for i := 0; i < 200 && len(done) == 0; i++ {
@@ -242,7 +211,7 @@ func TestRunStopsAfterBlocks(t *testing.T) {
 func TestNewRejectsImpossibleTargets(t *testing.T) {
 	ctx := context.Background()
 	accts := accounts(t)
-	b := newSim(t, accts, false)
+	b := newSim(t, false)
 	tests := []struct {
 		name   string
 		params []load.Parameter

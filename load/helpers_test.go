@@ -2,21 +2,16 @@ package load_test
 
 import (
 	"context"
-	"math/big"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
-	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/segdiff/segdiff/load"
+	"github.com/segdiff/segdiff/load/loadtest"
 )
-
-// devnetGasLimit is what ethereum-package gives a Gloas devnet.
-const devnetGasLimit = 200_000_000
 
 // testAccounts are the load's default accounts of the default mnemonic
 // (derived once: PBKDF2 is slow under -race).
@@ -35,25 +30,27 @@ func accounts(t *testing.T) []load.Account {
 
 // newSim starts a simulated chain (Osaka rules unless amsterdam) with the
 // accounts funded and a devnet's gas limit.
-func newSim(t *testing.T, accts []load.Account, amsterdam bool) *simulated.Backend {
+func newSim(t *testing.T, amsterdam bool) *simulated.Backend {
 	t.Helper()
-	alloc := types.GenesisAlloc{}
-	balance, _ := new(big.Int).SetString("1000000000000000000000000", 10)
-	for _, a := range accts {
-		alloc[a.Address] = types.Account{Balance: balance}
-	}
-	opts := []func(*node.Config, *ethconfig.Config){simulated.WithBlockGasLimit(devnetGasLimit)}
+	accts := accounts(t)
 	if amsterdam {
-		opts = append(opts, func(_ *node.Config, c *ethconfig.Config) {
-			cfg := *c.Genesis.Config
-			zero := uint64(0)
-			cfg.AmsterdamTime = &zero
-			c.Genesis.Config = &cfg
-		})
+		return loadtest.NewBackend(t, accts, loadtest.Amsterdam)
 	}
-	b := simulated.NewBackend(alloc, opts...)
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	return loadtest.NewBackend(t, accts)
+}
+
+// newLoad starts a generator on accounts(t) sending through c (the
+// simulated chain b's client when nil) with fastParams and extra.
+func newLoad(t *testing.T, b *simulated.Backend, c load.Client, extra ...load.Parameter) *load.Generator {
+	t.Helper()
+	if c == nil {
+		c = b.Client()
+	}
+	g, err := load.New(context.Background(), fastParams(append([]load.Parameter{load.WithEndpoint("sim", c), load.WithAccounts(accounts(t))}, extra...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // fastParams keep retries and polling in milliseconds.

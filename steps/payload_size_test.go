@@ -1,14 +1,10 @@
 package steps_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/cucumber/godog"
-
 	"github.com/segdiff/segdiff/report"
-	"github.com/segdiff/segdiff/steps"
 )
 
 // TestSmallPayloadsFailEveryKurtosisScenario runs the @kurtosis scenarios
@@ -16,7 +12,7 @@ import (
 // one fails at the payload-size step, naming the slots and their sizes, and
 // none reaches its diffusion budget.
 func TestSmallPayloadsFailEveryKurtosisScenario(t *testing.T) {
-	status, s, log := runSmallPayloads(t, "../features")
+	status, s, log := runKurtosisTag(t, "fake-small", "@kurtosis && ~@slow", "../features")
 	if status == 0 {
 		t.Fatalf("the suite passed on 4 KiB payloads:\n%s", log)
 	}
@@ -45,7 +41,7 @@ func TestSmallPayloadsFailEveryKurtosisScenario(t *testing.T) {
 // share, so the same 4 KiB payloads pass the step.
 func TestPayloadFillFromEnvironment(t *testing.T) {
 	t.Setenv("SEGDIFF_BUDGET_PAYLOAD_FILL", "0.3%")
-	status, s, log := runSmallPayloads(t, "../features/install.feature")
+	status, s, log := runKurtosisTag(t, "fake-small", "@kurtosis && ~@slow", "../features/install.feature")
 	if status != 0 {
 		t.Fatalf("status %d with PAYLOAD_FILL 0.3 %%:\n%s", status, log)
 	}
@@ -53,19 +49,4 @@ func TestPayloadFillFromEnvironment(t *testing.T) {
 	if !strings.HasPrefix(v.Check, "raw payload size") || !v.Pass || v.Measured != 4100 {
 		t.Errorf("verdict %+v, want a pass measuring 4100 B", v)
 	}
-}
-
-// runSmallPayloads runs the @kurtosis scenarios of path against the fake
-// devnet whose builder reveals 4 KiB payloads.
-func runSmallPayloads(t *testing.T, path string) (int, *steps.Suite, string) {
-	t.Helper()
-	var log bytes.Buffer
-	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake-small", ReportsDir: "", Log: &log})
-	status := godog.TestSuite{
-		TestSuiteInitializer: s.InitializeTestSuite,
-		ScenarioInitializer:  s.InitializeScenario,
-		Options: &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{path},
-			Tags: "@kurtosis && ~@slow", Strict: true, NoColors: true},
-	}.Run()
-	return status, s, log.String()
 }

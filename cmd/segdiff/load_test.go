@@ -5,19 +5,16 @@ import (
 	"context"
 	"io"
 	"math"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
-	"github.com/ethereum/go-ethereum/node"
 
 	"github.com/segdiff/segdiff/load"
+	"github.com/segdiff/segdiff/load/loadtest"
 )
 
 // TestLoadFillsSimulatedBlocks is the acceptance run:
@@ -97,22 +94,13 @@ func httpSim(t *testing.T) (*simulated.Backend, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := types.GenesisAlloc{}
-	balance, _ := new(big.Int).SetString("1000000000000000000000000", 10)
-	for _, a := range accts {
-		alloc[a.Address] = types.Account{Balance: balance}
-	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	b := simulated.NewBackend(alloc, simulated.WithBlockGasLimit(200_000_000), func(n *node.Config, _ *ethconfig.Config) {
-		n.HTTPHost, n.HTTPPort, n.HTTPModules, n.HTTPVirtualHosts = "127.0.0.1", port, []string{"eth", "net", "web3"}, []string{"*"}
-	})
-	t.Cleanup(func() { _ = b.Close() })
-	return b, "http://127.0.0.1:" + strconv.Itoa(port)
+	return loadtest.NewBackend(t, accts, loadtest.HTTP(port)), "http://127.0.0.1:" + strconv.Itoa(port)
 }
 
 // commitWhileRunning seals a block whenever the pool has stopped growing,
