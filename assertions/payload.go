@@ -32,9 +32,9 @@ func PayloadSizes(n Network, slots []uint64) ([]Sample, error) {
 }
 
 // EverySlotAtLeast checks that every sample is at least budget. Measured is
-// the minimum; Worst lists the smallest samples below the budget by slot
-// (all slots when none is below), so a failure names each short slot and
-// its value.
+// the minimum; Worst lists the smallest samples below the budget, each with
+// its node and slot (the smallest overall when none is below), so a failure
+// names every short slot and its value, not only each node's worst.
 func EverySlotAtLeast(check string, u Unit, samples []Sample, budget float64) Verdict {
 	if len(samples) == 0 {
 		return noSamples(check, u, OpAtLeast, budget)
@@ -53,13 +53,16 @@ func EverySlotAtLeast(check string, u Unit, samples []Sample, budget float64) Ve
 		if short[i].Value != short[j].Value {
 			return short[i].Value < short[j].Value
 		}
+		if short[i].Node != short[j].Node {
+			return short[i].Node < short[j].Node
+		}
 		return short[i].Slot < short[j].Slot
 	})
 	for i, s := range short {
 		if i == maxWorst {
 			break
 		}
-		v.Worst = append(v.Worst, Offender{Slot: s.Slot, Value: s.Value})
+		v.Worst = append(v.Worst, Offender(s))
 	}
 	return v
 }

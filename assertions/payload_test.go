@@ -35,7 +35,7 @@ func TestPayloadSizesAtLeast(t *testing.T) {
 	}{
 		{name: "full payloads", net: sized(1<<20, 1<<20, 1_040_000, 1<<20), slots: []uint64{2, 3, 4}, pass: true},
 		{name: "empty chain", net: sized(1<<20, 4096, 4120, 1<<20), slots: []uint64{2, 3, 4},
-			wantMsg: "raw payload = 4096 B, budget >= 943718 B: FAILED (3 samples over 1 nodes x 3 slots); worst: slot 2 4096 B, slot 3 4120 B"},
+			wantMsg: "raw payload = 4096 B, budget >= 943718 B: FAILED (3 samples over 1 nodes x 3 slots); worst: b (datacenter) 4096 B at slot 2, b (datacenter) 4120 B at slot 3"},
 		{name: "size missing", net: sized(1<<20, 1<<20, 0, 1<<20), slots: []uint64{2, 3, 4}, wantMiss: true,
 			wantMsg: "node b: series payload_diffusion_payload_size_bytes{encoding=\"raw\"} has no value for slot 3"},
 		{name: "slot not revealed", net: sized(1<<20, 1<<20), slots: []uint64{2, 7}, wantMiss: true, wantMsg: "slot 7"},

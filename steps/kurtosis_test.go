@@ -3,11 +3,18 @@ package steps_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/attestantio/go-eth2-client/spec/phase0"
 	"github.com/cucumber/godog"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/segdiff/segdiff/beacon/beacontest"
 	"github.com/segdiff/segdiff/devnet"
@@ -17,36 +24,11 @@ import (
 )
 
 // TestFeaturesRunUnchangedAgainstKurtosisBackend attaches the real
-// "kurtosis" backend to an endpoints file naming fake nodes: the fake
-// backend's metrics servers and a fake beacon API whose blocks carry 400 of
-// 512 payload_present votes per slot. Every @kurtosis scenario must pass,
-// the @embedded-only comparison must not run.
+// "kurtosis" backend to an endpoints file naming fake nodes (see
+// attachFakeKurtosis). Every @kurtosis scenario must pass, the
+// @embedded-only comparison must not run.
 func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
-	fake, err := openFake(context.Background(), devnet.Config{Mode: devnet.ModeSegmented, Preset: "fake"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	chain := beacontest.NewChain(time.Unix(1_800_000_000, 0))
-	for slot := uint64(1); slot <= fakeSlots+1; slot++ {
-		att := beacontest.Attestation(slot-1, beacontest.Root(slot-1), true, 512, beacontest.Positions(400)...)
-		chain.Put(beacontest.Block(slot, beacontest.Root(slot-1), att), beacontest.Root(slot))
-	}
-	bn := beacontest.NewServer(t, chain)
-	nodes, _ := fake.Nodes(context.Background())
-	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "test", Mode: devnet.ModeSegmented,
-		SecondsPerSlot: 12, PayloadDueBPS: 5000, WrittenAt: time.Now(),
-		PrometheusURL: "http://127.0.0.1:9"} // unused: the suite scrapes nodes directly
-	for _, n := range nodes {
-		n.BeaconURL = bn.URL
-		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: n, CLService: "cl-" + n.ID})
-	}
-	path := filepath.Join(t.TempDir(), "endpoints.json")
-	if err := kurtosis.WriteEndpoints(path, e); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(kurtosis.EnvEndpoints, path)
-
+	attachFakeKurtosis(t, "")
 	var log, out bytes.Buffer
 	s := steps.New(steps.Config{Backend: kurtosis.BackendName, ReportsDir: t.TempDir(), RunID: "kt",
 		PollInterval: 10 * time.Millisecond, WaitTimeout: 2 * time.Second, Log: &log})
@@ -60,8 +42,8 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 		t.Fatalf("status %d:\n%s%s", status, out.String(), log.String())
 	}
 	run := s.Results()
-	if len(run.Scenarios) != 5 {
-		t.Fatalf("ran %d scenarios, want the 5 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
+	if len(run.Scenarios) != 6 {
+		t.Fatalf("ran %d scenarios, want the 6 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
 	}
 	for _, sc := range run.Scenarios {
 		if sc.Status != report.StatusPassed {
@@ -72,5 +54,72 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 				t.Errorf("PTC votes measured %v, want 400 from the fake chain", v.Measured)
 			}
 		}
+	}
+}
+
+// attachFakeKurtosis writes an endpoints file naming the fake backend's
+// nodes, with a fake beacon API whose blocks carry 400 of 512
+// payload_present votes per slot and a bid committing to a block hash, and a
+// fake EL per node that has every slot's block except, on node lacking, the
+// block of slot 5. It points the kurtosis backend at the file.
+func attachFakeKurtosis(t *testing.T, lacking string) {
+	t.Helper()
+	fake, err := openFake(context.Background(), devnet.Config{Mode: devnet.ModeSegmented, Preset: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	chain := beacontest.NewChain(time.Unix(1_800_000_000, 0))
+	blocks := map[common.Hash]uint64{}
+	for slot := uint64(1); slot <= fakeSlots+1; slot++ {
+		att := beacontest.Attestation(slot-1, beacontest.Root(slot-1), true, 512, beacontest.Positions(400)...)
+		b := beacontest.Block(slot, beacontest.Root(slot-1), att)
+		h := (&types.Header{Number: new(big.Int).SetUint64(slot), Difficulty: new(big.Int)}).Hash()
+		b.Message.Body.SignedExecutionPayloadBid.Message.BlockHash = phase0.Hash32(h)
+		blocks[h] = slot
+		chain.Put(b, beacontest.Root(slot))
+	}
+	bn := beacontest.NewServer(t, chain)
+	nodes, _ := fake.Nodes(context.Background())
+	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "test", Mode: devnet.ModeSegmented,
+		SecondsPerSlot: 12, PayloadDueBPS: 5000, WrittenAt: time.Now(),
+		PrometheusURL: "http://127.0.0.1:9"} // unused: the suite scrapes nodes directly
+	for _, n := range nodes {
+		n.BeaconURL = bn.URL
+		missing := uint64(0)
+		if n.ID == lacking {
+			missing = 5
+		}
+		el := httptest.NewServer(fakeEL(blocks, missing))
+		t.Cleanup(el.Close)
+		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: n, CLService: "cl-" + n.ID, ELRPCURL: el.URL})
+	}
+	path := filepath.Join(t.TempDir(), "endpoints.json")
+	if err := kurtosis.WriteEndpoints(path, e); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(kurtosis.EnvEndpoints, path)
+}
+
+// fakeEL answers eth_getBlockByHash for blocks (hash → slot), but not for
+// the block of slot missing, with a header; anything else with null.
+func fakeEL(blocks map[common.Hash]uint64, missing uint64) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage   `json:"id"`
+			Method string            `json:"method"`
+			Params []json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Method != "eth_getBlockByHash" || len(req.Params) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		var h common.Hash
+		_ = json.Unmarshal(req.Params[0], &h)
+		var result any
+		if slot, ok := blocks[h]; ok && slot != missing {
+			result = &types.Header{Number: new(big.Int).SetUint64(slot), Difficulty: new(big.Int)}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
 }

@@ -17,8 +17,8 @@ func TestSmallPayloadsFailEveryKurtosisScenario(t *testing.T) {
 		t.Fatalf("the suite passed on 4 KiB payloads:\n%s", log)
 	}
 	run := s.Results()
-	if len(run.Scenarios) != 5 {
-		t.Fatalf("ran %d scenarios, want the 5 @kurtosis ones", len(run.Scenarios))
+	if len(run.Scenarios) != 6 {
+		t.Fatalf("ran %d scenarios, want the 6 @kurtosis ones", len(run.Scenarios))
 	}
 	for _, sc := range run.Scenarios {
 		if sc.Status != report.StatusFailed {
@@ -26,7 +26,7 @@ func TestSmallPayloadsFailEveryKurtosisScenario(t *testing.T) {
 		}
 		// The fake's warm slots are the newest three: 4, 5 and 6.
 		for _, want := range []string{"raw payload size of every warm slot (90.0% of 1048576 B)", "budget >= 943718 B: FAILED",
-			"slot 4 4100 B", "slot 5 4101 B", "slot 6 4102 B"} {
+			"b00 (datacenter) 4100 B at slot 4", "b00 (datacenter) 4101 B at slot 5", "b00 (datacenter) 4102 B at slot 6"} {
 			if !strings.Contains(sc.Error, want) {
 				t.Errorf("scenario %q error lacks %q:\n%s", sc.Name, want, sc.Error)
 			}

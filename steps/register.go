@@ -22,6 +22,7 @@ var Budgets = map[string]string{
 	"COPIES_P50":              "median payload copies received per node and warm slot (number)",
 	"COPIES_MAX":              "maximum payload copies any node receives in any warm slot (number)",
 	"INSTALL_MAX":             "maximum block-install delay of any node in any warm slot (duration)",
+	"EL_IMPORT_MAX":           "time after the reveal by which every EL must hold each warm payload's block (duration)",
 	"PAYLOAD_FILL":            "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)",
 	"PAYLOAD_BYTES":           "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)",
 	"SPEEDUP":                 "minimum ratio of whole-mode to segmented-mode median completion (number)",
@@ -62,6 +63,7 @@ func (s *Suite) definitions() []definition {
 		{comparison, "Then", `^the (segmented|segmented-batch) median completion is at least (\S+) times faster than (whole|segmented)$`, s.speedup},
 		// Every diffusion scenario, before its budgets (payload_size.go).
 		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast},
+		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported},
 	}
 }
 
