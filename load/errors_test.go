@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/segdiff/segdiff/load"
@@ -70,6 +71,20 @@ func FuzzDeriveAccounts(f *testing.F) {
 		}
 		if len(accts) != 1 || accts[0].Key == nil {
 			t.Fatalf("DeriveAccounts(%q, %d) = %v", mnemonic, first, accts)
+		}
+	})
+}
+
+// FuzzParseFork: a name is accepted exactly when it is one of the known
+// forks, whatever the case or surrounding space.
+func FuzzParseFork(f *testing.F) {
+	for _, s := range []string{"auto", " Osaka ", "amsterdam", "cancun", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := load.ParseFork(s)
+		if err == nil && got != load.ForkAuto && !slices.Contains(load.Forks, got) {
+			t.Fatalf("ParseFork(%q) = %q", s, got)
 		}
 	})
 }
