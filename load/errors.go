@@ -29,6 +29,10 @@ const (
 	// ClassPoolFull: the pool (or this account's share of it) is full. The
 	// same transaction is retried after a backoff.
 	ClassPoolFull ErrorClass = "pool_full"
+	// ClassGas: the EL priced the transaction higher than the load did (the
+	// chain forked to new pricing since the load started, e.g. Amsterdam
+	// after Osaka). The fork is detected again and the gas recomputed.
+	ClassGas ErrorClass = "gas"
 	// ClassTransport: the request did not get an answer (connection refused,
 	// timeout, 5xx). Retried after a backoff.
 	ClassTransport ErrorClass = "transport"
@@ -61,6 +65,9 @@ var errorPatterns = []struct {
 	{"nonce gap", ClassNonceGap},
 	{"gapped-nonce", ClassNonceGap},
 	{"future transaction tries to replace pending", ClassNonceGap},
+	{"intrinsic gas too low", ClassGas},
+	{"floor data gas", ClassGas},
+	{"gas too low", ClassGas},
 	{"txpool is full", ClassPoolFull},
 	{"pool is full", ClassPoolFull},
 	{"account limit exceeded", ClassPoolFull},

@@ -28,7 +28,8 @@ func TestClassify(t *testing.T) {
 		{"account limit exceeded", load.ClassPoolFull},
 		{"Post \"http://x\": dial tcp 127.0.0.1:1: connect: connection refused", load.ClassTransport},
 		{"insufficient funds for gas * price + value", load.ClassFatal},
-		{"intrinsic gas too low", load.ClassFatal},
+		{"intrinsic gas too low: have 21000, want 53000", load.ClassGas},
+		{"insufficient gas for floor data gas cost: have 1, want 2", load.ClassGas},
 		{"oversized data", load.ClassFatal},
 	} {
 		if got := load.Classify(errors.New(tt.msg)); got != tt.want {
@@ -49,7 +50,7 @@ func FuzzClassify(f *testing.F) {
 		f.Add(s)
 	}
 	known := map[load.ErrorClass]bool{load.ClassKnown: true, load.ClassNonceLow: true, load.ClassNonceGap: true,
-		load.ClassUnderpriced: true, load.ClassPoolFull: true, load.ClassTransport: true, load.ClassFatal: true}
+		load.ClassUnderpriced: true, load.ClassPoolFull: true, load.ClassGas: true, load.ClassTransport: true, load.ClassFatal: true}
 	f.Fuzz(func(t *testing.T, msg string) {
 		c := load.Classify(errors.New(msg))
 		if !known[c] || c != load.Classify(errors.New(msg)) {

@@ -403,6 +403,10 @@ func (g *Generator) send(ctx context.Context, s *sender, n int, baseFee *big.Int
 		case ClassUnderpriced:
 			tip = bump(tip)
 			feeCap = bump(feeCap)
+		case ClassGas:
+			if gas, err = g.redetect(ctx, s, data); err != nil {
+				return 0, err
+			}
 		}
 		if attempt >= g.p.attempts {
 			stats.Failed++
@@ -419,6 +423,22 @@ func (g *Generator) send(ctx context.Context, s *sender, n int, baseFee *big.Int
 		}
 		delay = min(2*delay, g.p.maxBackoff)
 	}
+}
+
+// redetect asks s's endpoint for the fork again after the EL refused the
+// gas the load computed, and returns data's gas under the answer.
+func (g *Generator) redetect(ctx context.Context, s *sender, data []byte) (uint64, error) {
+	probe := make([]byte, 4<<10)
+	eip8411.MainnetLikeWords(g.rng, probe)
+	fork, err := DetectFork(ctx, s.ep.Client, s.acct.Address, probe)
+	if err != nil {
+		return 0, fmt.Errorf("re-detect the fork via %s: %w", s.ep.Name, err)
+	}
+	if fork != g.fork {
+		fmt.Fprintf(g.p.log, "load: %s reports %s pricing now (was %s)\n", s.ep.Name, fork, g.fork)
+		g.fork = fork
+	}
+	return g.fork.Gas(s.acct.Address, s.acct.Address, data)
 }
 
 // bump raises a fee by 12.5 % (rounded up, at least 1 wei): geth's pool
@@ -448,7 +468,18 @@ func (g *Generator) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return err
+			// An EL that restarts or a dropped connection must not end a
+			// load that runs for hours: try again after the next poll.
+			if Classify(err) != ClassTransport {
+				return err
+			}
+			fmt.Fprintf(g.p.log, "load: %v; retrying in %s\n", err, g.p.poll)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(g.p.poll):
+			}
+			continue
 		}
 		if g.p.blocks > 0 && seen >= g.p.blocks {
 			return nil

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/big"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	gosnappy "github.com/golang/snappy"
 
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/segdiff/segdiff/load"
@@ -108,7 +111,8 @@ func TestNoncesAcrossRestart(t *testing.T) {
 }
 
 // TestRetriesRejectedTransactions: rejections of every retryable class are
-// counted and retried; the block still fills and nothing is lost.
+// counted and retried (a gas rejection re-detects the fork first); the block
+// still fills and nothing is lost.
 func TestRetriesRejectedTransactions(t *testing.T) {
 	ctx := context.Background()
 	b := newSim(t, false)
@@ -118,18 +122,20 @@ func TestRetriesRejectedTransactions(t *testing.T) {
 		errors.New("nonce too high"),
 		errors.New("Post \"http://el-1:8545\": dial tcp: connection refused"),
 		errors.New("nonce too low"),
+		errors.New("intrinsic gas too low: have 21000, want 1200000"),
 	}}
 	g := newLoad(t, b, faulty)
 	reports := steps(t, ctx, g, b, 2)
 	first := reports[0]
-	want := map[load.ErrorClass]int{load.ClassUnderpriced: 1, load.ClassPoolFull: 1, load.ClassNonceGap: 1, load.ClassTransport: 1, load.ClassNonceLow: 1}
+	want := map[load.ErrorClass]int{load.ClassUnderpriced: 1, load.ClassPoolFull: 1, load.ClassNonceGap: 1, load.ClassTransport: 1, load.ClassNonceLow: 1,
+		load.ClassGas: 1}
 	for class, n := range want {
 		if first.Errors[class] != n {
 			t.Errorf("errors[%s] = %d, want %d (all: %v)", class, first.Errors[class], n, first.Errors)
 		}
 	}
-	if first.Retries != 5 || first.Failed != 0 || first.Lost != 0 {
-		t.Errorf("retries %d failed %d lost %d, want 5, 0, 0", first.Retries, first.Failed, first.Lost)
+	if first.Retries != 6 || first.Failed != 0 || first.Lost != 0 {
+		t.Errorf("retries %d failed %d lost %d, want 6, 0, 0", first.Retries, first.Failed, first.Lost)
 	}
 	for _, r := range reports {
 		if r.IncludedTxs != r.SentTxs || math.Abs(r.Fill()-1) > 0.05 {
@@ -254,5 +260,46 @@ func waitPending(t *testing.T, ctx context.Context, b *simulated.Backend) {
 			stable = 0
 		}
 		last = n
+	}
+}
+
+// flakyHeads fails HeaderByNumber with a transport error a number of times.
+type flakyHeads struct {
+	load.Client
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakyHeads) HeaderByNumber(ctx context.Context, n *big.Int) (*types.Header, error) {
+	f.mu.Lock()
+	fail := f.fails > 0 && n == nil
+	if fail {
+		f.fails--
+	}
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("Post \"http://el-1:8545\": dial tcp: connection refused")
+	}
+	return f.Client.HeaderByNumber(ctx, n)
+}
+
+// TestRunSurvivesTransportErrors: an EL that stops answering for a while
+// does not end Run.
+func TestRunSurvivesTransportErrors(t *testing.T) {
+	ctx := context.Background()
+	b := newSim(t, false)
+	flaky := &flakyHeads{Client: b.Client()}
+	g := newLoad(t, b, flaky, load.WithBlocks(2))
+	flaky.mu.Lock()
+	flaky.fails = 5
+	flaky.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	for i := 0; i < 200 && len(done) == 0; i++ {
+		waitPending(t, ctx, b)
+		b.Commit()
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
