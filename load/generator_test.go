@@ -8,12 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	gosnappy "github.com/golang/snappy"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/segdiff/segdiff/load"
 )
@@ -200,13 +198,7 @@ func TestRunStopsAfterBlocks(t *testing.T) {
 	b := newSim(t, false)
 	var got []load.BlockReport
 	g := newLoad(t, b, nil, load.WithBlocks(2), load.WithReport(func(r load.BlockReport) { got = append(got, r) }))
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	for i := 0; i < 200 && len(done) == 0; i++ {
-		waitPending(t, ctx, b)
-		b.Commit()
-	}
-	if err := <-done; err != nil {
+	if err := runSealing(t, ctx, g, b); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) < 2 {
@@ -240,29 +232,6 @@ func TestNewRejectsImpossibleTargets(t *testing.T) {
 	}
 }
 
-// waitPending waits until the simulated pool holds transactions and has
-// stopped growing for 20 ms, or a second has passed: the load has sent its
-// block's worth.
-func waitPending(t *testing.T, ctx context.Context, b *simulated.Backend) {
-	t.Helper()
-	last, stable := uint(0), 0
-	for range 100 {
-		time.Sleep(10 * time.Millisecond)
-		n, err := b.Client().PendingTransactionCount(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 && n == last {
-			if stable++; stable >= 2 {
-				return
-			}
-		} else {
-			stable = 0
-		}
-		last = n
-	}
-}
-
 // flakyHeads fails HeaderByNumber with a transport error a number of times.
 type flakyHeads struct {
 	load.Client
@@ -293,13 +262,7 @@ func TestRunSurvivesTransportErrors(t *testing.T) {
 	flaky.mu.Lock()
 	flaky.fails = 5
 	flaky.mu.Unlock()
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	for i := 0; i < 200 && len(done) == 0; i++ {
-		waitPending(t, ctx, b)
-		b.Commit()
-	}
-	if err := <-done; err != nil {
+	if err := runSealing(t, ctx, g, b); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 }

@@ -101,3 +101,39 @@ func steps(t *testing.T, ctx context.Context, g *load.Generator, b *simulated.Ba
 	}
 	return append(out, r...)
 }
+
+// runSealing runs g until it returns, sealing a block whenever the load has
+// sent its block's worth (at most 200 blocks).
+func runSealing(t *testing.T, ctx context.Context, g *load.Generator, b *simulated.Backend) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	for i := 0; i < 200 && len(done) == 0; i++ {
+		waitPending(t, ctx, b)
+		b.Commit()
+	}
+	return <-done
+}
+
+// waitPending waits until the simulated pool holds transactions and has
+// stopped growing for 20 ms, or a second has passed: the load has sent its
+// block's worth.
+func waitPending(t *testing.T, ctx context.Context, b *simulated.Backend) {
+	t.Helper()
+	last, stable := uint(0), 0
+	for range 100 {
+		time.Sleep(10 * time.Millisecond)
+		n, err := b.Client().PendingTransactionCount(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 && n == last {
+			if stable++; stable >= 2 {
+				return
+			}
+		} else {
+			stable = 0
+		}
+		last = n
+	}
+}
