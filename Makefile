@@ -12,11 +12,13 @@ ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 # Kurtosis devnet inputs (see network-params/ and kurtosis/README.md).
 PARAMS ?= network-params/segmented.yaml
 ENCLAVE ?= segdiff
+# The image segdiff.load runs (kurtosis/src/package_io/constants.star LOAD_IMAGE).
+LOAD_IMAGE ?= segdiff/segdiff:latest
 
 FUZZTIME ?= 60s
 
 .PHONY: all test race race-sim e2e e2e-slow check-interrupt bench fuzz lint sim params-check \
-	devnet-up devnet-down devnet-status patches-check help
+	devnet-up devnet-down devnet-status patches-check load-image help
 
 all: lint test
 
@@ -77,6 +79,9 @@ params-check: ## check every network-params file against the pinned ethereum-pac
 
 devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=..., DEVNET_FLAGS='--fresh --privileged')
 	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE) $(DEVNET_FLAGS)
+
+load-image: ## build the image the devnet's transaction load (segdiff.load) runs
+	docker build -t $(LOAD_IMAGE) .
 
 devnet-down: ## destroy the Kurtosis devnet
 	$(SEGDIFF) devnet down --enclave $(ENCLAVE)

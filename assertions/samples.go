@@ -93,25 +93,18 @@ func Copies(n Network, slots []uint64) ([]Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	reveals := n.Reveals()
 	miss := &MissingReadings{What: what}
+	readings := builderReadings(n, slots, SeriesPayloadSize, miss)
 	size := map[uint64]float64{}
 	for _, slot := range slots {
-		r, ok := reveals[slot]
+		r, ok := readings[slot]
 		if !ok {
-			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
 			continue
 		}
-		b, _ := n.node(r.Builder)
-		v, err := b.Value(SeriesPayloadSize, slot)
-		if err != nil {
-			miss.Missing = append(miss.Missing, *err.(*MissingError))
-			continue
+		if r.Value <= 0 {
+			return nil, fmt.Errorf("%s: node %s reports %s = %g for slot %d, want > 0", what, r.Node, SeriesPayloadSize, r.Value, slot)
 		}
-		if v <= 0 {
-			return nil, fmt.Errorf("%s: node %s reports %s = %g for slot %d, want > 0", what, b.ID, SeriesPayloadSize, v, slot)
-		}
-		size[slot] = v
+		size[slot] = r.Value
 	}
 	var out []Sample
 	for _, node := range receivers {

@@ -24,7 +24,8 @@ const (
 	UnitEpochs  Unit = "epochs" // a number of epochs
 	// UnitSlot marks offenders that are just slots (a missed block, a
 	// self-built bid): their value is not printed.
-	UnitSlot Unit = "slot"
+	UnitSlot  Unit = "slot"
+	UnitBytes Unit = "bytes" // sizes, printed as "4096 B"
 )
 
 // Format prints v in unit u.
@@ -53,6 +54,8 @@ func (u Unit) Format(v float64) string {
 		return fmt.Sprintf("%.0f epochs", v)
 	case UnitSlot:
 		return ""
+	case UnitBytes:
+		return fmt.Sprintf("%.0f B", v)
 	}
 	return fmt.Sprintf("%g", v)
 }

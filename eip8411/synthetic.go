@@ -58,3 +58,30 @@ func fillRandom(rng *rand.Rand, b []byte) {
 		copy(b[i:], w[:])
 	}
 }
+
+// studyZeroWordShare is the share of 32-byte words MainnetLikeWords leaves
+// zero but for three random trailing bytes (a small left-padded ABI integer):
+// the published study's generator (testing/gossipsim payload.go), whose 0.41
+// reproduces a real mainnet payload's snappy ratio of 1.40:1.
+const studyZeroWordShare = 0.41
+
+// MainnetLikeWords fills b with the published study's mainnet-like payload
+// bytes, word by word: each 32-byte word is, with probability 0.41, zero but
+// for 3 random trailing bytes, and otherwise 32 random bytes, so that snappy
+// compresses it about 1.40:1 (compressed/raw ≈ 0.71). A trailing partial word
+// is a prefix of such a word. It is the calldata generator of the transaction
+// load (package load); SyntheticBody keeps its own calibrated mix, so the
+// embedded devnet's payloads are unchanged.
+func MainnetLikeWords(rng *rand.Rand, b []byte) {
+	var word [32]byte
+	for off := 0; off < len(b); off += len(word) {
+		if rng.Float64() < studyZeroWordShare {
+			word = [32]byte{}
+			v := rng.Uint32()
+			word[29], word[30], word[31] = byte(v>>16), byte(v>>8), byte(v)
+		} else {
+			fillRandom(rng, word[:])
+		}
+		copy(b[off:], word[:])
+	}
+}

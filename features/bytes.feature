@@ -15,16 +15,17 @@ Feature: Bytes received per node
   Scenario Outline: payload copies per node stay within budget (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then the median node receives at most <p50> payload copies per warm slot
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And the median node receives at most <p50> payload copies per warm slot
     And no node receives more than <max> payload copies in any warm slot
 
     @embedded
     Examples: embedded devnet
-      | mode            | slots | p50 | max  |
-      | segmented       | 3     | 9.0 | 14.0 |
-      | segmented-batch | 3     | 9.0 | 14.0 |
+      | mode            | slots | fill | payload | p50 | max  |
+      | segmented       | 3     | 90%  | 1048576 | 9.0 | 14.0 |
+      | segmented-batch | 3     | 90%  | 1048576 | 9.0 | 14.0 |
 
     @kurtosis
     Examples: Kurtosis enclave
-      | mode      | slots | p50 | max |
-      | segmented | 3     | 2.0 | 4.0 |
+      | mode      | slots | fill | payload | p50 | max |
+      | segmented | 3     | 90%  | 1048576 | 2.0 | 4.0 |

@@ -17,32 +17,34 @@ Feature: Payload completion from the builder's reveal
   Scenario Outline: every node completes every warm payload within <max> of the reveal (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then every node completes every warm payload within <max> of the reveal
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And every node completes every warm payload within <max> of the reveal
     And at least <share> of completions are within <within> of the reveal
 
     @embedded
     Examples: embedded devnet
-      | mode            | slots | max | share | within |
-      | segmented       | 3     | 3s  | 90%   | 1500ms |
-      | segmented-batch | 3     | 3s  | 90%   | 1500ms |
+      | mode            | slots | fill | payload | max | share | within |
+      | segmented       | 3     | 90%  | 1048576 | 3s  | 90%   | 1500ms |
+      | segmented-batch | 3     | 90%  | 1048576 | 3s  | 90%   | 1500ms |
 
     @kurtosis
     Examples: Kurtosis enclave
-      | mode      | slots | max | share | within |
-      | segmented | 3     | 3s  | 90%   | 1500ms |
+      | mode      | slots | fill | payload | max | share | within |
+      | segmented | 3     | 90%  | 1048576 | 3s  | 90%   | 1500ms |
 
   Scenario Outline: the median completion stays below <p50> (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then the median completion from the reveal is at most <p50>
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And the median completion from the reveal is at most <p50>
 
     @embedded
     Examples: embedded devnet
-      | mode            | slots | p50    |
-      | segmented       | 3     | 1750ms |
-      | segmented-batch | 3     | 1100ms |
+      | mode            | slots | fill | payload | p50    |
+      | segmented       | 3     | 90%  | 1048576 | 1750ms |
+      | segmented-batch | 3     | 90%  | 1048576 | 1100ms |
 
     @kurtosis
     Examples: Kurtosis enclave
-      | mode      | slots | p50 |
-      | segmented | 3     | 1s  |
+      | mode      | slots | fill | payload | p50 |
+      | segmented | 3     | 90%  | 1048576 | 1s  |

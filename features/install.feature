@@ -16,18 +16,20 @@ Feature: Block-install delay
   Scenario Outline: every node installs each warm block within <max> (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then every node's block-install delay is at most <max>
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And every node's block-install delay is at most <max>
 
     Examples: embedded devnet
-      | mode      | slots | max |
-      | segmented | 3     | 2s  |
+      | mode      | slots | fill | payload | max |
+      | segmented | 3     | 90%  | 1048576 | 2s  |
 
   @kurtosis
   Scenario Outline: the block-install delay per client is within budget (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then per client the block-install delay has p50 at most <p50>, p99 at most <p99> and max at most <max>
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And per client the block-install delay has p50 at most <p50>, p99 at most <p99> and max at most <max>
 
     Examples: Kurtosis enclave
-      | mode      | slots | p50   | p99   | max |
-      | segmented | 3     | 200ms | 500ms | 1s  |
+      | mode      | slots | fill | payload | p50   | p99   | max |
+      | segmented | 3     | 90%  | 1048576 | 200ms | 500ms | 1s  |

@@ -7,16 +7,17 @@ Feature: PTC payload timeliness
   Scenario Outline: the PTC votes the payload present in every warm slot (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads
-    Then the PTC votes payload present in every warm slot
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And the PTC votes payload present in every warm slot
 
     @embedded
     Examples: embedded devnet
-      | mode            | slots |
-      | whole           | 3     |
-      | segmented       | 3     |
-      | segmented-batch | 3     |
+      | mode            | slots | fill | payload |
+      | whole           | 3     | 90%  | 1048576 |
+      | segmented       | 3     | 90%  | 1048576 |
+      | segmented-batch | 3     | 90%  | 1048576 |
 
     @kurtosis
     Examples: Kurtosis enclave
-      | mode      | slots |
-      | segmented | 3     |
+      | mode      | slots | fill | payload |
+      | segmented | 3     | 90%  | 1048576 |

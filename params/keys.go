@@ -222,6 +222,7 @@ var (
 		"prometheus":   {"scrape_interval", "image"},
 		"grafana":      {"enabled", "image"},
 		"link_classes": {"default", "overrides", "custom"},
+		"load":         LoadKeys,
 	}
 	SegdiffModes          = mode.ClientNames()
 	LinkClasses           = []string{"home", "datacenter", "custom"}

@@ -18,6 +18,16 @@ var segdiffSections = map[string]func(r *run, f *facts, n *yaml.Node, path strin
 	"prometheus":   (*run).segdiffPrometheus,
 	"grafana":      (*run).segdiffGrafana,
 	"link_classes": (*run).linkClasses,
+	"load":         (*run).segdiffLoad,
+}
+
+// segdiffLoad checks segdiff.load (params/load.go).
+func (r *run) segdiffLoad(f *facts, n *yaml.Node, _ string) {
+	ps, ok := pairsOf(n)
+	if !ok {
+		return // not a map: reported by the walk
+	}
+	r.load(n, ps, f)
 }
 
 func (r *run) segdiff(f *facts) {

@@ -31,6 +31,9 @@ var Budgets = map[string]Budget{
 	"COPIES_P50":              {assertions.UnitCopies, "median payload copies received per node and warm slot (number)"},
 	"COPIES_MAX":              {assertions.UnitCopies, "maximum payload copies any node receives in any warm slot (number)"},
 	"INSTALL_MAX":             {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (duration)"},
+	"EL_IMPORT_MAX":           {assertions.UnitSeconds, "time after the reveal by which every EL must hold each warm payload's block (duration)"},
+	"PAYLOAD_FILL":            {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
+	"PAYLOAD_BYTES":           {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
 	"SPEEDUP":                 {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
 }
 

@@ -17,7 +17,8 @@ import (
 
 // fakeBackend is registered for these tests only. Preset "fake-missing":
 // node n03 never exports payload_diffusion_completed_timestamp_seconds;
-// "fake-noptc": no PTC votes for slot 5; any other preset ("fake", the
+// "fake-noptc": no PTC votes for slot 5; "fake-small": the builder's
+// payloads are 4 KiB, an unloaded chain's; any other preset ("fake", the
 // features' "ci"): every node exports every series.
 const fakeBackend = "fake-steps-test"
 
@@ -73,7 +74,11 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 			rec.BlockArrived(slot, start.Add(100*time.Millisecond))
 			rec.BlockInstalled(slot, start.Add(time.Duration(110+i)*time.Millisecond))
 			if i == 0 {
-				rec.Revealed(slot, reveal, 1<<20, fakeCompressed, 23)
+				raw := 1 << 20
+				if cfg.Preset == "fake-small" {
+					raw = 4096 + int(slot)
+				}
+				rec.Revealed(slot, reveal, raw, fakeCompressed, 23)
 				continue
 			}
 			delay := time.Duration(slowdown * float64(200+40*i) * float64(time.Millisecond))

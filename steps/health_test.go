@@ -47,7 +47,7 @@ func TestHealthFeatureFails(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			chain := beacontest.HealthyChain(time.Unix(1_800_000_000, 0), healthEpochs, spe)
 			tt.mutate(chain)
-			attachKurtosis(t, chain)
+			attachKurtosis(t, chain, "")
 			status, out, s := runKurtosis(t, "../features/health.feature")
 			if status == 0 {
 				t.Fatalf("health.feature passed with %s:\n%s", tt.name, out)

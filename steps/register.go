@@ -48,6 +48,9 @@ func (s *Suite) definitions() []definition {
 		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
 		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
 		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup},
+		// Every diffusion scenario, before its budgets (payload_size.go).
+		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast},
+		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported},
 	}, s.healthDefinitions()...)
 }
 

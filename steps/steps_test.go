@@ -45,17 +45,27 @@ func runFeatures(t *testing.T, preset string, paths ...string) (int, string, *st
 // and returns the suite and its log.
 func runUnderKurtosisTag(t *testing.T, path string) (*steps.Suite, string) {
 	t.Helper()
+	status, s, log := runKurtosisTag(t, "fake", "", path)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, log)
+	}
+	return s, log
+}
+
+// runKurtosisTag runs path's scenarios matching tags ("": all) against the
+// fake backend's preset with the kurtosis backend tag selected, and returns
+// godog's status, the suite and its log.
+func runKurtosisTag(t *testing.T, preset, tags, path string) (int, *steps.Suite, string) {
+	t.Helper()
 	var log bytes.Buffer
-	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: "fake", ReportsDir: "", Log: &log})
+	s := steps.New(steps.Config{Backend: fakeBackend, Tag: steps.TagKurtosis, Preset: preset, ReportsDir: "", Log: &log})
 	status := godog.TestSuite{
 		TestSuiteInitializer: s.InitializeTestSuite,
 		ScenarioInitializer:  s.InitializeScenario,
-		Options:              &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{path}, Strict: true},
+		Options: &godog.Options{Format: "progress", Output: &bytes.Buffer{}, Paths: []string{path},
+			Tags: tags, Strict: true, NoColors: true},
 	}.Run()
-	if status != 0 {
-		t.Fatalf("status %d: %s", status, log.String())
-	}
-	return s, log.String()
+	return status, s, log.String()
 }
 
 func scenarioByName(t *testing.T, s *steps.Suite, name string) report.Scenario {

@@ -90,3 +90,13 @@ func (c *Chain) Withhold(slot uint64) {
 		}
 	}
 }
+
+// SetBidBlockHash makes the bid of slot's block commit to the execution
+// block hash h.
+func (c *Chain) SetBidBlockHash(slot uint64, h phase0.Hash32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.blocks[slot]; b != nil {
+		b.Message.Body.SignedExecutionPayloadBid.Message.BlockHash = h
+	}
+}

@@ -82,6 +82,13 @@ func discover(ec serviceLookup, enclave string, out *RunOutput) (*Endpoints, err
 		}
 		e.GrafanaURL = g[PortGrafanaHTTP]
 	}
+	if out.LoadService != "" {
+		// No ports: the load only sends; it must exist, though.
+		if _, err := ec.GetServiceContext(out.LoadService); err != nil {
+			return nil, fmt.Errorf("discover load service %q: %w", out.LoadService, brief(err))
+		}
+		e.LoadService = out.LoadService
+	}
 	return e, nil
 }
 

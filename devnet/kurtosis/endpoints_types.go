@@ -41,8 +41,12 @@ type Endpoints struct {
 	Nodes         []EndpointNode `json:"nodes"`
 	PrometheusURL string         `json:"prometheus_url"`
 	// GrafanaURL is "" when Grafana is disabled.
-	GrafanaURL string    `json:"grafana_url,omitempty"`
-	WrittenAt  time.Time `json:"written_at"`
+	GrafanaURL string `json:"grafana_url,omitempty"`
+	// LoadService is the transaction load's Kurtosis service (segdiff.load;
+	// `kurtosis service logs <enclave> <name>` shows its per-block table),
+	// "" without one.
+	LoadService string    `json:"load_service,omitempty"`
+	WrittenAt   time.Time `json:"written_at"`
 }
 
 // EndpointNode is a devnet.Node (its JSON fields inline) plus the Kurtosis

@@ -105,6 +105,9 @@ func runAndDiscover(ctx context.Context, ec *enclaves.EnclaveContext, p *paramet
 		return nil, err
 	}
 	fmt.Fprintf(p.log, "devnet %q up: %d nodes, mode %s; endpoints in %s\n", p.enclave, len(e.Nodes), e.Mode, path)
+	if e.LoadService != "" {
+		fmt.Fprintf(p.log, "transaction load running as %s (per-block table: kurtosis service logs %s %s)\n", e.LoadService, p.enclave, e.LoadService)
+	}
 	return e, nil
 }
 

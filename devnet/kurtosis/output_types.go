@@ -19,6 +19,9 @@ type RunOutput struct {
 	SlotDurationMS int `json:"slot_duration_ms,omitempty"`
 	// PayloadDueBPS is PAYLOAD_DUE_BPS as configured; 0 = client default.
 	PayloadDueBPS int `json:"payload_due_bps"`
+	// LoadService is the transaction load's service ("segdiff-load"), ""
+	// without segdiff.load.
+	LoadService string `json:"load_service,omitempty"`
 }
 
 // OutputNode is one entry of segdiff_nodes.

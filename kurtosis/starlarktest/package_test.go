@@ -38,6 +38,7 @@ type output struct {
 	PayloadDueBPS     int              `json:"payload_due_bps"`
 	Commit            string           `json:"ethereum_package_commit"`
 	Shaping           []map[string]any `json:"shaping"`
+	LoadService       string           `json:"load_service"`
 }
 
 // prometheusConfig is the part of prometheus.yml the tests read.

@@ -1,0 +1,81 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/elimport"
+)
+
+// elImported checks that every node's EL holds the block each warm slot's
+// bid committed to, by reveal + budget (elimport.Check).
+func (s *Suite) elImported(ctx context.Context, budget string) error {
+	st, o, err := single(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := envBudget("EL_IMPORT_MAX", budget)
+	if err != nil {
+		return err
+	}
+	check := fmt.Sprintf("warm payloads found on every EL within %s of the reveal", assertions.UnitSeconds.Format(b.value))
+	els, payloads, err := elTargets(ctx, o, b.value)
+	if err == nil {
+		var samples []assertions.Sample
+		if samples, err = elimport.Check(ctx, els, payloads, s.cfg.PollInterval); err == nil {
+			return st.record(assertions.EverySlotAtLeast(check, assertions.UnitShare, samples, 1), b)
+		}
+	}
+	return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, 1, err)
+}
+
+// elTargets dials every node's EL and reads each warm slot's bid block hash
+// and reveal.
+func elTargets(ctx context.Context, o *observation, budget float64) ([]elimport.EL, []elimport.Payload, error) {
+	ex, ok := o.d.(devnet.Execution)
+	if !ok {
+		return nil, nil, fmt.Errorf("the %s backend has no execution clients to ask", o.d.Backend())
+	}
+	urls, err := ex.ELRPCURLs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var els []elimport.EL
+	for _, n := range o.nodes {
+		if u, ok := urls[n.ID]; ok {
+			c, err := ethclient.DialContext(ctx, u)
+			if err != nil {
+				return nil, nil, fmt.Errorf("dial the EL of node %s at %s: %w", n.ID, u, err)
+			}
+			els = append(els, elimport.EL{Node: n.ID, Link: string(n.LinkClass), Client: c})
+		}
+	}
+	sort.Slice(els, func(i, j int) bool { return els[i].Node < els[j].Node })
+	reveals := o.net.Reveals()
+	var payloads []elimport.Payload
+	for _, slot := range o.slots {
+		h, err := ex.BidBlockHash(ctx, slot)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Never wait longer than the budget from now: the node clocks that
+		// timed the reveal may be ahead of ours.
+		d := time.Duration(budget * float64(time.Second))
+		at := time.Unix(0, int64(reveals[slot].At*1e9))
+		payloads = append(payloads, elimport.Payload{Slot: slot, Hash: h, Deadline: earliest(at.Add(d), time.Now().Add(d))})
+	}
+	return els, payloads, nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
