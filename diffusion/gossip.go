@@ -33,8 +33,7 @@ type messageFormat interface {
 	deliver(slot uint64, validated any)
 }
 
-// payloadSlot reads the slot every payload message starts with: both the
-// segment container and the whole envelope begin with it (uint64 LE).
+// payloadSlot reads the slot a whole envelope starts with (uint64 LE).
 func payloadSlot(data []byte) (uint64, bool) {
 	if len(data) < 8 {
 		return 0, false
@@ -85,7 +84,7 @@ func (n *topicNode) Join(ctx context.Context, ps *pubsub.PubSub) error {
 			if m.ReceivedFrom == n.self {
 				continue // the builder's own publish
 			}
-			slot, _ := payloadSlot(m.Data)
+			slot, _ := n.attr.DataSlot(m.Data)
 			<-n.env.Installed(slot) // validation guarantees it; keeps the race detector informed
 			n.format.deliver(slot, m.ValidatorData)
 		}
@@ -99,7 +98,7 @@ func (n *topicNode) validate(ctx context.Context, from peer.ID, m *pubsub.Messag
 	if from == n.self {
 		return pubsub.ValidationAccept // the builder's own publish
 	}
-	slot, ok := payloadSlot(m.Data)
+	slot, ok := n.attr.DataSlot(m.Data)
 	if !ok {
 		n.env.Events().Rejected(eip8411.ReasonDecode)
 		return pubsub.ValidationReject

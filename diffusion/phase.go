@@ -23,8 +23,9 @@ import (
 )
 
 func init() {
-	Register(mode.Phase, func(o Options) (Policy, error) { return newPhased(o, mode.Phase, false), nil })
-	Register(mode.Tier2, func(o Options) (Policy, error) { return newPhased(o, mode.Tier2, true), nil })
+	Register(mode.Phase, func(o Options) (Policy, error) { return newPhased(o, mode.Phase, false, false), nil })
+	Register(mode.Tier2, func(o Options) (Policy, error) { return newPhased(o, mode.Tier2, true, false), nil })
+	Register(mode.Tier3, func(o Options) (Policy, error) { return newPhased(o, mode.Tier3, true, true), nil })
 }
 
 // Phase-forwarding defaults.
@@ -42,7 +43,7 @@ const (
 	keepSlots = 4
 )
 
-// phased is the policy of the phase and tier2 modes: a payload's segments
+// phased is the policy of the phase, tier2 and tier3 modes: a payload's segments
 // travel as the parts of one partial message per payload on the segment
 // topic, through go-libp2p-pubsub's partialmessages extension, which lets
 // the application decide per peer what to push and what to announce:
@@ -60,6 +61,11 @@ const (
 //     request per segment, other announcers kept in a bounded offer table,
 //     the next one asked after PullRules.Window, a lapsed peer banned for
 //     PullRules.Ban (Ledger);
+//   - tier3 adds a systematic erasure code: the builder sends k data and m
+//     parity shards (eip8411 segdiff/2, Reed–Solomon), any k rebuild the
+//     payload, a node stops asking once it holds k, and a rebuilt payload
+//     whose re-encoded shards do not match the committed root is rejected
+//     and never completes;
 //   - nothing is forwarded, announced as held or answered before its block
 //     is installed; parts and announcements that arrive earlier wait in a
 //     bounded queue with per-peer shares (Pending).
@@ -68,10 +74,20 @@ type phased struct {
 	m     mode.Mode
 	topic string
 	pulls bool
+	coded bool
 }
 
-func newPhased(o Options, m mode.Mode, pulls bool) *phased {
-	return &phased{opts: o, m: m, topic: topicName(o.ForkDigest, "execution_payload_segment"), pulls: pulls}
+func newPhased(o Options, m mode.Mode, pulls, coded bool) *phased {
+	return &phased{opts: o, m: m, topic: topicName(o.ForkDigest, "execution_payload_segment"), pulls: pulls, coded: coded}
+}
+
+// Cut cuts the body in the configured order, with tier3's code.
+func (p *phased) Cut(body *eip8411.Body) (*Group, error) {
+	l := Layout{SegmentSize: p.opts.SegmentSize, Order: p.opts.Order}
+	if p.coded {
+		l.Coding, l.Parity = eip8411.CodingReedSolomon, p.opts.Parity
+	}
+	return Cut(body, l)
 }
 
 func (p *phased) Mode() mode.Mode { return p.m }
@@ -87,14 +103,14 @@ func GroupID(slot uint64, segmentGroup [32]byte) []byte {
 }
 
 func (p *phased) Prepare(pl Payload) (*Prepared, error) {
-	msgs, err := pl.Group.EncodedSegments(pl.Slot, pl.BlockRoot)
+	msgs, err := pl.Group.Messages(pl.Slot, pl.BlockRoot)
 	if err != nil {
 		return nil, fmt.Errorf("prepare payload %d: %w", pl.Slot, err)
 	}
 	return &Prepared{Payload: pl, Messages: msgs}, nil
 }
 
-func (p *phased) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
+func (p *phased) DataSlot(data []byte) (uint64, bool) { return eip8411.MessageSlot(data) }
 func (p *phased) IDSlot(string) (uint64, bool)        { return 0, false }
 
 // PartialSlot reads the slot from a group id made by GroupID.
@@ -171,10 +187,11 @@ type group struct {
 	slot    uint64
 	id      []byte
 	commit  Commitment
-	parts   int
+	parts   int // parts of the group
+	need    int // parts that rebuild the payload
 	held    Bits
 	msgs    [][]byte // the encoded parts held, by index
-	reasm   *eip8411.Reassembler
+	reasm   *assembler
 	done    bool
 	known   map[peer.ID]Bits         // parts each peer is known to hold
 	asked   map[peer.ID]Bits         // parts asked of each peer (phase mode)
@@ -291,7 +308,10 @@ func (n *phasedNode) onEmitGossip(_ string, groupID []byte, peers []peer.ID, _ m
 // publish is the builder's reveal.
 func (n *phasedNode) publish(pr *Prepared) {
 	pl := pr.Payload
-	c := Commitment{Slot: pl.Slot, BlockRoot: pl.BlockRoot, Descriptor: pl.Group.Descriptor()}
+	c, err := NewCommitment(pl.Slot, pl.BlockRoot, pl.Group.Descriptor())
+	if err != nil {
+		return
+	}
 	g := n.newGroup(c)
 	for i, m := range pr.Messages {
 		if m != nil {
@@ -327,11 +347,11 @@ func (n *phasedNode) pushWidth() int {
 
 // newGroup makes slot's group from its installed commitment.
 func (n *phasedNode) newGroup(c Commitment) *group {
-	d := c.Descriptor
-	g := &group{slot: c.Slot, id: GroupID(c.Slot, d.GroupID()), commit: c, parts: int(d.Count),
-		held: NewBits(int(d.Count)), msgs: make([][]byte, d.Count),
+	parts := c.Parts()
+	g := &group{slot: c.Slot, id: GroupID(c.Slot, c.GroupID()), commit: c, parts: parts, need: c.Need(),
+		held: NewBits(parts), msgs: make([][]byte, parts),
 		known: map[peer.ID]Bits{}, asked: map[peer.ID]Bits{}, outbox: map[peer.ID]*partialSend{}, sent: map[peer.ID]Bits{}}
-	if r, err := eip8411.NewReassembler(d); err == nil {
+	if r, err := newAssembler(c); err == nil {
 		g.reasm = r
 	}
 	n.groups[c.Slot] = g
@@ -459,7 +479,16 @@ func (n *phasedNode) control(g *group, from peer.ID, c Control) {
 		return
 	}
 	now := time.Now()
+	// A coded group needs any `need` parts: ask for no more than are
+	// missing, counting requests still outstanding.
+	budget := g.parts
+	if g.need < g.parts {
+		budget = g.need - g.held.Count() - n.outstanding(g)
+	}
 	for i := range g.parts {
+		if budget <= 0 {
+			break
+		}
 		if !c.Have.Has(i) || g.held.Has(i) {
 			continue
 		}
@@ -474,13 +503,30 @@ func (n *phasedNode) control(g *group, from peer.ID, c Control) {
 			if !a.Has(i) {
 				a.Set(i)
 				n.ask(g, from, i)
+				budget--
 			}
+			continue
+		}
+		if _, asked := n.ledger.Asked(partKey{g.slot, i}); asked {
+			n.ledger.Announced(partKey{g.slot, i}, from, now) // an offer
 			continue
 		}
 		if n.ledger.Announced(partKey{g.slot, i}, from, now) {
 			n.askLater(g, from, i)
+			budget--
 		}
 	}
+}
+
+// outstanding counts g's parts asked for and not yet held.
+func (n *phasedNode) outstanding(g *group) int {
+	k := 0
+	for i := range g.parts {
+		if _, ok := n.ledger.Asked(partKey{g.slot, i}); ok && !g.held.Has(i) {
+			k++
+		}
+	}
+	return k
 }
 
 // ask adds part i to the WANT sent to p at the next flush.
@@ -536,7 +582,7 @@ func (n *phasedNode) due() {
 
 // part handles a received part: verify, hold, forward, complete.
 func (n *phasedNode) part(g *group, from peer.ID, data []byte) {
-	seg, err := VerifySegment(data, g.commit)
+	pt, err := VerifyPart(data, g.commit)
 	if err != nil {
 		reason := eip8411.Reason(err)
 		if reason == "" {
@@ -545,7 +591,7 @@ func (n *phasedNode) part(g *group, from peer.ID, data []byte) {
 		n.env.Events().Rejected(reason)
 		return
 	}
-	i := int(seg.Index)
+	i := pt.index
 	n.know(g, from, i)
 	n.ledger.Arrived(partKey{g.slot, i})
 	if g.held.Has(i) {
@@ -559,13 +605,16 @@ func (n *phasedNode) part(g *group, from peer.ID, data []byte) {
 	if g.reasm == nil {
 		return
 	}
-	complete, _, err := g.reasm.Add(seg)
+	complete, _, err := g.reasm.add(pt)
 	if err != nil || !complete || g.done {
 		return
 	}
-	if _, err := g.reasm.Body(); err != nil {
+	if err := g.reasm.body(); err != nil {
 		if !errors.Is(err, eip8411.ErrIncomplete) {
+			// An inconsistent code or an undecodable body: the payload is
+			// rejected and the node stops asking for it.
 			n.env.Events().Rejected(eip8411.ReasonDecode)
+			g.done = true
 		}
 		return
 	}
@@ -581,7 +630,9 @@ func (n *phasedNode) forward(g *group, i int) {
 	mesh := n.meshPeers()
 	var candidates []peer.ID
 	for _, p := range mesh {
-		if k := g.known[p]; k == nil || !k.Has(i) {
+		// Not to a peer known to hold the part, nor (coded groups) to one
+		// whose inventory shows enough parts to rebuild: it is complete.
+		if k := g.known[p]; k == nil || (!k.Has(i) && k.Count() < g.need) {
 			candidates = append(candidates, p)
 		}
 	}

@@ -19,9 +19,9 @@ import (
 type Payload struct {
 	Slot      uint64
 	BlockRoot [32]byte
-	// Group is the body, compressed, split and committed to as the bid's
-	// descriptor says.
-	Group *eip8411.Group
+	// Group is the body, cut and committed to as the bid's descriptor
+	// says (Policy.Cut).
+	Group *Group
 }
 
 // Prepared is a payload cut into the messages a policy publishes. It is
@@ -31,14 +31,6 @@ type Payload struct {
 type Prepared struct {
 	Payload  Payload
 	Messages [][]byte
-}
-
-// Commitment is what an installed block commits its payload to; payload
-// messages are verified against it.
-type Commitment struct {
-	Slot       uint64
-	BlockRoot  [32]byte
-	Descriptor eip8411.Descriptor
 }
 
 // Env is the node a policy runs on, as the policy sees it. Implementations
@@ -106,6 +98,9 @@ type Policy interface {
 	Mode() mode.Mode
 	// Topic is the gossip topic its payload messages travel on.
 	Topic() string
+	// Cut cuts and commits a payload body the way this policy sends it; the
+	// bid commits to the group's descriptor.
+	Cut(body *eip8411.Body) (*Group, error)
 	// Prepare cuts a payload into the messages its builder publishes.
 	Prepare(p Payload) (*Prepared, error)
 	// NewNode returns the policy's state on one node. It is called before
@@ -131,6 +126,13 @@ type Node interface {
 type Options struct {
 	// SegmentSize is the data size of a segment in bytes (32 KiB).
 	SegmentSize int
+	// Order is how segment policies cut a payload (zero: segdiff/1's
+	// compress-then-cut; eip8411.OrderCutThenCompress is the study's). Whole
+	// payloads are always compressed whole.
+	Order eip8411.Order
+	// Parity is the parity shards of a coded policy (0: as many as data
+	// shards).
+	Parity int
 	// InstallTimeout bounds how long a payload message waits for its block
 	// to be installed before it is ignored (4 s).
 	InstallTimeout time.Duration

@@ -38,15 +38,21 @@ func newSegmented(o Options, m mode.Mode, batch bool) *segmented {
 func (s *segmented) Mode() mode.Mode { return s.m }
 func (s *segmented) Topic() string   { return s.topic }
 
+// Cut cuts the body into segments in the configured order (segdiff/1, or
+// segdiff/2 shards without a code for cut-then-compress).
+func (s *segmented) Cut(body *eip8411.Body) (*Group, error) {
+	return Cut(body, Layout{SegmentSize: s.opts.SegmentSize, Order: s.opts.Order})
+}
+
 func (s *segmented) Prepare(p Payload) (*Prepared, error) {
-	msgs, err := p.Group.EncodedSegments(p.Slot, p.BlockRoot)
+	msgs, err := p.Group.Messages(p.Slot, p.BlockRoot)
 	if err != nil {
 		return nil, fmt.Errorf("prepare payload %d: %w", p.Slot, err)
 	}
 	return &Prepared{Payload: p, Messages: msgs}, nil
 }
 
-func (s *segmented) DataSlot(data []byte) (uint64, bool) { return payloadSlot(data) }
+func (s *segmented) DataSlot(data []byte) (uint64, bool) { return eip8411.MessageSlot(data) }
 
 // PartialSlot: this policy sends no partial messages.
 func (s *segmented) PartialSlot([]byte) (uint64, bool) { return 0, false }
@@ -64,7 +70,7 @@ func (s *segmented) IDSlot(id string) (uint64, bool) {
 }
 
 func (s *segmented) NewNode(env Env) Node {
-	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*eip8411.Reassembler{}}
+	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*assembler{}}
 	n.topicNode = topicNode{env: env, opts: s.opts, attr: s, name: s.topic, format: n,
 		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) })}}
 	return n
@@ -75,7 +81,7 @@ type segmentedNode struct {
 	batch bool
 
 	mu    sync.Mutex
-	reasm map[uint64]*eip8411.Reassembler // per slot, made from its commitment
+	reasm map[uint64]*assembler // per slot, made from its commitment
 }
 
 // VerifySegment decodes a segment and checks it against the installed
@@ -89,17 +95,20 @@ func VerifySegment(data []byte, c Commitment) (*eip8411.Segment, error) {
 	if seg.BeaconBlockRoot != c.BlockRoot {
 		return nil, errWrongBlock
 	}
-	if err := c.Descriptor.Verify(seg); err != nil {
+	if c.V1 == nil {
+		return nil, fmt.Errorf("verify segment: the bid commits to a segdiff/2 group: %w", eip8411.ErrVersion)
+	}
+	if err := c.V1.Verify(seg); err != nil {
 		return nil, err
 	}
 	return seg, nil
 }
 
-func (n *segmentedNode) verify(data []byte, c Commitment) (any, error) { return VerifySegment(data, c) }
+func (n *segmentedNode) verify(data []byte, c Commitment) (any, error) { return VerifyPart(data, c) }
 
-// reassembler returns slot's reassembler, made from its commitment on
-// first use.
-func (n *segmentedNode) reassembler(slot uint64) (*eip8411.Reassembler, error) {
+// reassembler returns slot's assembler, made from its commitment on first
+// use.
+func (n *segmentedNode) reassembler(slot uint64) (*assembler, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if r, ok := n.reasm[slot]; ok {
@@ -109,7 +118,7 @@ func (n *segmentedNode) reassembler(slot uint64) (*eip8411.Reassembler, error) {
 	if !ok {
 		return nil, fmt.Errorf("slot %d: no installed commitment", slot)
 	}
-	r, err := eip8411.NewReassembler(c.Descriptor)
+	r, err := newAssembler(c)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +127,7 @@ func (n *segmentedNode) reassembler(slot uint64) (*eip8411.Reassembler, error) {
 }
 
 func (n *segmentedNode) deliver(slot uint64, validated any) {
-	seg, ok := validated.(*eip8411.Segment)
+	p, ok := validated.(part)
 	if !ok {
 		return
 	}
@@ -126,7 +135,7 @@ func (n *segmentedNode) deliver(slot uint64, validated any) {
 	if err != nil {
 		return // the installed descriptor was invalid: never completes
 	}
-	complete, dup, err := r.Add(seg)
+	complete, dup, err := r.add(p)
 	if err != nil {
 		return // verified already; unreachable
 	}
@@ -134,7 +143,7 @@ func (n *segmentedNode) deliver(slot uint64, validated any) {
 	if !complete || dup {
 		return
 	}
-	if _, err := r.Body(); err != nil {
+	if err := r.body(); err != nil {
 		if !errors.Is(err, eip8411.ErrIncomplete) {
 			n.env.Events().Rejected(eip8411.ReasonDecode)
 		}

@@ -57,7 +57,10 @@ func VerifyEnvelope(data []byte, c Commitment) error {
 	if root != c.BlockRoot {
 		return errWrongBlock
 	}
-	if err := c.Descriptor.VerifyCompressed(compressed); err != nil {
+	if c.V1 == nil {
+		return fmt.Errorf("verify envelope: the bid commits to a segdiff/2 group: %w", eip8411.ErrVersion)
+	}
+	if err := c.V1.VerifyCompressed(compressed); err != nil {
 		return fmt.Errorf("verify envelope: %w", err)
 	}
 	if _, err := eip8411.DecompressBody(compressed); err != nil {
@@ -101,8 +104,18 @@ func newWhole(o Options) (Policy, error) {
 func (w *whole) Mode() mode.Mode { return mode.Whole }
 func (w *whole) Topic() string   { return w.topic }
 
+// Cut commits a whole payload as segdiff/1 does: the envelope carries the
+// body compressed whole, checked against the Merkle root of its segments.
+func (w *whole) Cut(body *eip8411.Body) (*Group, error) {
+	return Cut(body, Layout{SegmentSize: w.opts.SegmentSize})
+}
+
 func (w *whole) Prepare(p Payload) (*Prepared, error) {
-	msg := EncodeEnvelope(p.Slot, p.BlockRoot, p.Group.Compressed())
+	compressed, err := p.Group.CompressedBody()
+	if err != nil {
+		return nil, err
+	}
+	msg := EncodeEnvelope(p.Slot, p.BlockRoot, compressed)
 	w.ids.Store(ContentID(w.topic, msg), p.Slot)
 	return &Prepared{Payload: p, Messages: [][]byte{msg}}, nil
 }

@@ -49,7 +49,10 @@ func TestVerifyEnvelope(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewGroup: %v", err)
 	}
-	st := Commitment{Slot: 3, BlockRoot: [32]byte{7}, Descriptor: g.Descriptor()}
+	st, err := NewCommitment(3, [32]byte{7}, g.Descriptor().Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
 	good := g.Compressed()
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)/2] ^= 0x40

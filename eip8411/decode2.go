@@ -1,5 +1,7 @@
 package eip8411
 
+import "encoding/binary"
+
 // DecodeShard parses gossip data (the raw SSZ of a Shard). Errors wrap
 // ErrDecode, or ErrVersion when the version byte is not 2; a *FieldError
 // names the offending field or offset word. It does not verify the shard:
@@ -21,4 +23,18 @@ func checkShardLayout(b []byte) error {
 		return fieldErr(ErrVersion, "version", v, "%d", VersionSegdiff2)
 	}
 	return nil
+}
+
+// MessageSlot returns the slot a segment (segdiff/1) or shard (segdiff/2)
+// message names, from its fixed layout alone (nothing decoded or hashed):
+// cheap enough for a tracer attributing every received message. ok is
+// false for anything else.
+func MessageSlot(b []byte) (slot uint64, ok bool) {
+	if checkShardLayout(b) == nil {
+		return binary.LittleEndian.Uint64(b[shardOffsetSlot:]), true
+	}
+	if checkLayout(b) == nil {
+		return binary.LittleEndian.Uint64(b[offsetSlot:]), true
+	}
+	return 0, false
 }

@@ -109,3 +109,29 @@ func TestParseMessageIDErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestMessageSlot(t *testing.T) {
+	body := mustBody(t, 3, 100<<10)
+	g1, err := eip8411.NewGroup(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := eip8411.NewGroupV2(body, eip8411.WithCoding(eip8411.CodingReedSolomon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Slot 2 puts 0x02 in a segment's first byte, the shard version byte:
+	// the layouts still tell them apart.
+	for _, slot := range []uint64{2, 7, 1 << 40} {
+		segs, _ := g1.EncodedSegments(slot, [32]byte{1})
+		shards, _ := g2.EncodedShards(slot, [32]byte{1})
+		for _, m := range [][]byte{segs[0], segs[len(segs)-1], shards[0], shards[len(shards)-1]} {
+			if got, ok := eip8411.MessageSlot(m); !ok || got != slot {
+				t.Errorf("MessageSlot = %d, %v; want %d", got, ok, slot)
+			}
+		}
+	}
+	if _, ok := eip8411.MessageSlot([]byte{2, 0, 0, 0, 0, 0, 0, 0, 9}); ok {
+		t.Error("MessageSlot read a slot from junk")
+	}
+}

@@ -46,6 +46,15 @@ type Config struct {
 	PayloadSize int `json:"payload_size"`
 	// SegmentSize is the segment data size in bytes (segmented modes).
 	SegmentSize int `json:"segment_size"`
+	// SegmentOrder is how segment modes cut a payload: "compress-then-cut"
+	// (segdiff/1: snappy the whole body, cut every SegmentSize bytes) or
+	// "cut-then-compress" (the study's default arm: cut the raw body, snappy
+	// each segment alone; segdiff/2 shards). Whole payloads are compressed
+	// whole either way.
+	SegmentOrder string `json:"segment_order"`
+	// ParityShards is the erasure code's parity shards in coded modes
+	// (tier3); 0 means as many as data shards.
+	ParityShards int `json:"parity_shards,omitempty"`
 	// PushWidth is how many mesh peers get each new segment eagerly in the
 	// phase-forwarding modes (0: diffusion.DefaultPushWidth).
 	PushWidth int `json:"push_width,omitempty"`
@@ -137,6 +146,7 @@ func DefaultConfig() Config {
 		Payloads:          4,
 		PayloadSize:       1 << 20,
 		SegmentSize:       32 << 10,
+		SegmentOrder:      OrderCompressThenCut,
 		NodeClass:         devnet.LinkHome,
 		BuilderClass:      devnet.LinkHome,
 		Latency:           "geo",
@@ -165,9 +175,24 @@ func Preset(name string) (Config, error) {
 		c.Nodes = 500
 		c.Degree = 70
 		c.Payloads = 6
+		c.SegmentOrder = OrderCutThenCompress // the study's default arm
 		return c, nil
 	}
 	return Config{}, fmt.Errorf("unknown embedded preset %q (want %q or %q)", name, PresetCI, PresetStudy500)
+}
+
+// Segment orders (Config.SegmentOrder).
+const (
+	OrderCompressThenCut = "compress-then-cut"
+	OrderCutThenCompress = "cut-then-compress"
+)
+
+// order is SegmentOrder as eip8411 names it.
+func (c Config) order() eip8411.Order {
+	if c.SegmentOrder == OrderCutThenCompress {
+		return eip8411.OrderCutThenCompress
+	}
+	return eip8411.OrderCompressThenCut
 }
 
 // Bounds of a run, checked before anything starts.
@@ -251,6 +276,14 @@ func (c Config) Validate() error {
 	}
 	if c.PayloadSize < MinPayloadSize || c.PayloadSize > eip8411.MaxBodySize {
 		bad("payload_size", "%d, want %d..%d bytes", c.PayloadSize, MinPayloadSize, eip8411.MaxBodySize)
+	}
+	switch c.SegmentOrder {
+	case OrderCompressThenCut, OrderCutThenCompress:
+	default:
+		bad("segment_order", "%q, want %s or %s", c.SegmentOrder, OrderCompressThenCut, OrderCutThenCompress)
+	}
+	if c.ParityShards < 0 || c.ParityShards > eip8411.MaxCodedShards/2 {
+		bad("parity_shards", "%d, want 0..%d", c.ParityShards, eip8411.MaxCodedShards/2)
 	}
 	if c.PushWidth < 0 {
 		bad("push_width", "%d, want >= 0", c.PushWidth)

@@ -107,6 +107,9 @@ func TestDiffusion_synctest(t *testing.T) {
 				wantK := 1
 				if info, _ := segmode.Lookup(mode); !info.OneMessage {
 					wantK = (s.CompressedSize + res.Config.SegmentSize - 1) / res.Config.SegmentSize
+					if info.Coded {
+						wantK *= 2 // as many parity shards as data shards
+					}
 				}
 				if s.Segments != wantK {
 					t.Errorf("slot %d: %d messages, want %d", s.Slot, s.Segments, wantK)

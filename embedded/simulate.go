@@ -102,7 +102,8 @@ func (c Config) plan() (driver.Plan, error) {
 	if err != nil {
 		return driver.Plan{}, err
 	}
-	policy, err := diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout, PushWidth: c.PushWidth, Pulls: c.Pulls})
+	policy, err := diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
+		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
 	if err != nil {
 		return driver.Plan{}, err
 	}
@@ -139,7 +140,7 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, fmt.Errorf("prepare payload %d: %w", slot, err)
 		}
-		g, err := eip8411.NewGroup(body, eip8411.WithSegmentSize(c.SegmentSize))
+		g, err := policy.Cut(body)
 		if err != nil {
 			return driver.Plan{}, fmt.Errorf("prepare payload %d: %w", slot, err)
 		}

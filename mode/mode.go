@@ -28,6 +28,7 @@ const (
 	Phase          Mode = "phase"
 	Tier2          Mode = "tier2"
 	WholePulls     Mode = "whole-pulls"
+	Tier3          Mode = "tier3"
 )
 
 // Info describes one mode.
@@ -41,6 +42,9 @@ type Info struct {
 	// OneMessage is true when the payload travels as one gossip message
 	// (whole payloads), which sizes buffers by the payload, not a segment.
 	OneMessage bool
+	// Coded is true when the parts carry an erasure code (data and parity
+	// shards).
+	Coded bool
 }
 
 // Default is the mode a devnet runs when none is named.
@@ -55,6 +59,7 @@ var table = []Info{
 	{Mode: SegmentedBatch, Summary: "segments published as one batch: one copy of every segment before a second copy of any", Clients: true},
 	{Mode: Phase, Summary: "+ announce and phase forwarding: each new segment pushed to two mesh peers, announced to the rest at once"},
 	{Mode: Tier2, Summary: "+ disciplined pulls: one request per segment, an offer table of announcers, move-on after a window, brief bans"},
+	{Mode: Tier3, Summary: "+ a systematic erasure code: k data and m parity shards, any k rebuild, code consistency checked after rebuilding", Coded: true},
 }
 
 // All returns every mode, in ladder order.

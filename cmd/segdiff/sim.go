@@ -105,6 +105,8 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	intFlag("payloads", "payloads, one slot apart; the first (cold) is summarised apart from the warm ones", both(ci.Payloads, study.Payloads), func(c *embedded.Config, v int) { c.Payloads = v })
 	intFlag("payload-size", "raw payload body size in bytes", both(ci.PayloadSize, study.PayloadSize), func(c *embedded.Config, v int) { c.PayloadSize = v })
 	intFlag("segment-size", "segment size in bytes", both(ci.SegmentSize, study.SegmentSize), func(c *embedded.Config, v int) { c.SegmentSize = v })
+	strFlag("segment-order", "how segment modes cut a payload: compress-then-cut (segdiff/1) or cut-then-compress (the study's arm; segdiff/2 shards)", ci.SegmentOrder+" (study-500: "+study.SegmentOrder+")", func(c *embedded.Config, v string) { c.SegmentOrder = v })
+	intFlag("parity-shards", "parity shards of the erasure code in coded modes (tier3); 0: as many as data shards", "0", func(c *embedded.Config, v int) { c.ParityShards = v })
 	intFlag("push-width", "mesh peers each new segment is pushed to eagerly (phase-forwarding modes)", strconv.Itoa(diffusion.DefaultPushWidth), func(c *embedded.Config, v int) { c.PushWidth = v })
 	durFlag("pull-window", "disciplined pulls: how long a request may stay unanswered before the next announcer is asked", diffusion.DefaultPullRules.Window, func(c *embedded.Config, v time.Duration) { c.Pulls.Window = v })
 	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking", 0, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
@@ -213,7 +215,7 @@ var configFlags = map[string]string{
 	"gossip_factor": "gossip-factor", "mode": "mode", "seed": "seed", "payloads": "payloads", "payload_size": "payload-size",
 	"segment_size": "segment-size", "datacenter_share": "datacenter-share", "node_class": "node-class",
 	"builder_class": "builder-class", "custom_up_mbps": "custom-up", "custom_down_mbps": "custom-down",
-	"push_width": "push-width", "withholders": "withholders", "silent": "silent", "mute": "mute", "omit": "omit",
+	"segment_order": "segment-order", "parity_shards": "parity-shards", "push_width": "push-width", "withholders": "withholders", "silent": "silent", "mute": "mute", "omit": "omit",
 	"loss_data": "loss-data", "loss_requests": "loss-requests", "uplink_spread": "uplink-spread", "pulls": "pull-window/--pull-delay/--pull-ban", "latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
 	"install_timeout": "install-timeout", "reveal_offset": "reveal-offset", "payload_due_bps": "payload-due-bps",
 	"ptc_size": "ptc-size", "validators_per_node": "validators-per-node", "window": "window",

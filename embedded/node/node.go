@@ -264,12 +264,13 @@ func (n *Node) validateBlock(_ context.Context, from peer.ID, m *pubsub.Message)
 }
 
 func (n *Node) install(st *slotState, b chain.Block) {
-	if err := b.Descriptor.Validate(); err != nil {
+	c, err := diffusion.NewCommitment(b.Slot, b.Root(), b.Descriptor)
+	if err != nil {
 		return // never installed: its payload messages time out
 	}
 	now := time.Now()
 	n.mu.Lock()
-	st.commit = diffusion.Commitment{Slot: b.Slot, BlockRoot: b.Root(), Descriptor: b.Descriptor}
+	st.commit = c
 	st.installAt = now
 	n.mu.Unlock()
 	n.rec.BlockInstalled(b.Slot, now)
