@@ -221,12 +221,15 @@ func compareMetric(m Metric, base, next Spread, tol, alpha float64) (Delta, erro
 	d.U, d.P, d.Exact = mw.U, mw.P, mw.Exact
 	d.MinP = 1 / binomial(len(bv)+len(nv), len(nv))
 	beyond := worse > tol
+	// An exact p of 1/20 must meet α = 0.05 despite rounding.
+	significant := d.P <= alpha*(1+1e-9)
+	reachable := d.MinP <= alpha*(1+1e-9)
 	switch {
 	case !beyond:
 		d.Verdict = "within tolerance"
-	case d.MinP <= alpha && d.P <= alpha:
+	case reachable && significant:
 		d.Regressed, d.Verdict = true, fmt.Sprintf("REGRESSED (p %.3g ≤ α %.3g)", d.P, alpha)
-	case d.MinP <= alpha:
+	case reachable:
 		d.Verdict = fmt.Sprintf("worse beyond tolerance, not significant (p %.3g > α %.3g)", d.P, alpha)
 	case d.P <= d.MinP*(1+1e-9):
 		d.Regressed = true

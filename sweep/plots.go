@@ -77,10 +77,12 @@ func (s *Summary) caption(extra string) string {
 	}
 	parts := []string{"sweep " + s.Sweep + " (" + s.GridFile + ")", fmt.Sprintf("%d configurations", len(s.Configurations)),
 		"seeds " + seedList(s.Seeds), strings.Join(nodes, ", ") + " nodes"}
+	// Two lines: the canvas is 20 cm wide and a caption must not run off it.
+	out := strings.Join(parts, " · ")
 	if extra != "" {
-		parts = append(parts, extra)
+		out += "\n" + extra
 	}
-	return strings.Join(parts, " · ")
+	return out
 }
 
 func (s *Summary) rowIndex(label string) int { return slices.Index(s.RowLabels, label) }
@@ -158,9 +160,9 @@ func (s *Summary) ladder() (*report.Figure, error) {
 		xs = append(xs, float64(cp.Min), float64(cp.Max))
 		ys = append(ys, float64(p99.Min), float64(p99.Max))
 	}
-	extra := "warm slots; bars: min–max over seeds"
+	extra := "warm slots; point: mean over seeds; bars: min–max over seeds"
 	if len(censored) > 0 {
-		extra += fmt.Sprintf("; not shown (p99 never reached): %s", strings.Join(censored, ", "))
+		extra += fmt.Sprintf("; not shown (p99 never reached): %d configurations", len(censored))
 	}
 	f := report.NewFigure("Diffusion ladder: tail completion against bytes received", s.caption(extra))
 	p := f.Plot
@@ -221,7 +223,7 @@ func (s *Summary) cdf(row string) (*report.Figure, error) {
 	if row != "" {
 		title += ": " + row
 	}
-	f := report.NewFigure(title, s.caption("all seeds pooled; a node that never completed keeps its curve below 1"))
+	f := report.NewFigure(title, s.caption("receivers × slots of all seeds pooled; solid warm, dotted cold; a node that never completed keeps a curve below 1"))
 	p := f.Plot
 	p.X.Label.Text = "seconds after the reveal"
 	p.Y.Label.Text = "share of receivers × slots complete"
@@ -254,7 +256,7 @@ func (s *Summary) cdf(row string) (*report.Figure, error) {
 				l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 			}
 			p.Add(l)
-			f.Legend.Add(fmt.Sprintf("%s, %s (n=%d)", columnName(s, col), ph.name, len(ph.vs)), l)
+			f.Legend.Add(fmt.Sprintf("%s, %s", col, ph.name), l)
 		}
 	}
 	if w, err := parseWindow(s.Window); err == nil && w > 0 {

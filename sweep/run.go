@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,6 +42,9 @@ type Runner struct {
 	Progress io.Writer
 	// Host is recorded in each cell (for cells run on many machines).
 	Host string
+
+	mu   sync.Mutex
+	pids map[string]int // running cells' processes, by hash
 }
 
 // Outcome is what Run did.
@@ -52,9 +56,10 @@ type Outcome struct {
 	Failed []string
 	// Wall is the sweep's wall time.
 	Wall time.Duration
-	// PeakConcurrentRSS is the largest sum of the peak RSS of cells that
-	// ran at the same time (an upper bound of the sweep's peak).
-	PeakConcurrentRSS int64
+	// PeakSampledRSS is the largest sum of the running cells' resident
+	// sets, sampled every second (/proc/PID/status VmRSS): the sweep's
+	// measured peak memory.
+	PeakSampledRSS int64
 }
 
 type running struct {
@@ -101,10 +106,12 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 		p.Grid.Name, len(p.Cells), out.Skipped, len(pending), jobs, budgetString(r.Budget))
 	active := map[string]running{}
 	done := make(chan finishedCell)
+	sampled := make(chan int64, 1)
+	stopSampling := make(chan struct{})
+	go r.sampleRSS(stopSampling, sampled)
 	var used int64
 	total := len(p.Cells)
 	finishedCount := out.Skipped
-	concurrentPeak := map[string]int64{} // running cells' peaks, when known
 	for len(pending) > 0 || len(active) > 0 {
 		if ctx.Err() == nil {
 			pending = r.startFitting(ctx, p, pending, active, &used, mem, done)
@@ -122,12 +129,6 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 			finishedCount++
 			mem.observe(f.cell, f.rec.PeakRSSBytes)
 			eta.observe(f.cell, f.rec.WallSeconds)
-			concurrentPeak[f.cell.Hash] = f.rec.PeakRSSBytes
-			var sum int64
-			for h := range active {
-				sum += concurrentPeak[h]
-			}
-			out.PeakConcurrentRSS = max(out.PeakConcurrentRSS, sum+f.rec.PeakRSSBytes)
 			fmt.Fprintf(r.progress(), "[%d/%d] done %s: %.1f s wall, peak RSS %s (reserved %s)%s; %s\n",
 				finishedCount, total, f.cell, f.rec.WallSeconds, embedded.FormatBytes(f.rec.PeakRSSBytes),
 				embedded.FormatBytes(a.reserve), r.figures(f.cell), eta.line(pending, active, jobs))
@@ -139,6 +140,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 		}
 	}
 	out.Wall = time.Since(start)
+	close(stopSampling)
+	out.PeakSampledRSS = <-sampled
+	r.logRun(start, out, len(p.Cells), ctx.Err() != nil)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %d of %d cells finished; run the same command again to resume", ErrInterrupted, finishedCount, total)
 	}
@@ -270,7 +274,12 @@ func (r *Runner) runCell(ctx context.Context, p *Plan, c Cell, reserve int64) (*
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = stopGrace
 	started := time.Now()
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		r.track(c.Hash, cmd.Process.Pid)
+		runErr = cmd.Wait()
+		r.track(c.Hash, 0)
+	}
 	if runErr != nil {
 		if ctx.Err() == nil {
 			r.keepFailure(c, tmp)
@@ -341,6 +350,83 @@ func (r *Runner) keepFailure(c Cell, tmp string) {
 	if os.MkdirAll(dir, 0o755) == nil {
 		_ = writeFileAtomic(filepath.Join(dir, c.Hash+".log"), b)
 	}
+}
+
+// runsLog is appended a line per sweep invocation: when, how long, how
+// many cells, and the measured peak memory (the sweep's cost figures).
+const runsLog = "runs.jsonl"
+
+func (r *Runner) logRun(start time.Time, out Outcome, cells int, interrupted bool) {
+	line, err := json.Marshal(map[string]any{
+		"started": start.UTC(), "wall_seconds": out.Wall.Seconds(), "cells": cells, "ran": out.Ran, "skipped": out.Skipped,
+		"failed": len(out.Failed), "interrupted": interrupted, "jobs": max(r.Jobs, 1), "memory_budget_bytes": r.Budget,
+		"peak_sampled_rss_bytes": out.PeakSampledRSS, "host": r.Host,
+	})
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(r.Out, runsLog), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(append(line, '\n'))
+}
+
+// track records (pid > 0) or forgets a running cell's process.
+func (r *Runner) track(hash string, pid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pids == nil {
+		r.pids = map[string]int{}
+	}
+	if pid > 0 {
+		r.pids[hash] = pid
+	} else {
+		delete(r.pids, hash)
+	}
+}
+
+// sampleRSS sums the running cells' resident sets every second until stop
+// closes, then sends the largest sum. Each cell's own peak (getrusage) is
+// exact but says nothing of when it happened; the sum over time is what
+// the machine had to hold.
+func (r *Runner) sampleRSS(stop <-chan struct{}, peak chan<- int64) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var most int64
+	for {
+		select {
+		case <-stop:
+			peak <- most
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		var sum int64
+		for _, pid := range r.pids {
+			sum += residentBytes(pid)
+		}
+		r.mu.Unlock()
+		most = max(most, sum)
+	}
+}
+
+// residentBytes reads a process's resident set from /proc (0 if gone or
+// not Linux).
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // peakRSS is a finished process's peak resident set in bytes.
