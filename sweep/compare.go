@@ -288,10 +288,43 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	if err := c.Table().WriteMarkdown(w); err != nil {
 		return err
 	}
+	if err := c.writeLargest(w); err != nil {
+		return err
+	}
 	verdict := "no regression"
 	if n := c.Regressions(); n > 0 {
 		verdict = fmt.Sprintf("%d regressions", n)
 	}
 	_, err := fmt.Fprintf(w, "**%s** (%d metrics compared)\n", verdict, len(c.Deltas))
+	return err
+}
+
+// writeLargest states, per metric, the largest change of the mean either
+// way: two runs of one grid give the reproducibility of a sweep.
+func (c *Comparison) writeLargest(w io.Writer) error {
+	var parts []string
+	for _, m := range Metrics {
+		var best *Delta
+		for i, d := range c.Deltas {
+			if d.Metric != m || math.IsInf(float64(d.Worse), 0) {
+				continue
+			}
+			if best == nil || math.Abs(float64(d.Worse)) > math.Abs(float64(best.Worse)) {
+				best = &c.Deltas[i]
+			}
+		}
+		if best == nil {
+			continue
+		}
+		unit := " %"
+		if m == MetricWithin {
+			unit = " points"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f%s (%s, %s)", m, 100*math.Abs(float64(best.Worse)), unit, best.Configuration, best.Phase))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "Largest change of a mean over seeds, either way: %s.\n\n", strings.Join(parts, "; "))
 	return err
 }

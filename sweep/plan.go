@@ -60,6 +60,13 @@ func (c Cell) String() string { return coordString(c.Coords) }
 // the seed.
 func (c Cell) Configuration() string { return coordString(withoutSeed(c.Coords)) }
 
+func configName(c Cell) string {
+	if name := c.Configuration(); name != "" {
+		return "configuration " + name
+	}
+	return "every cell"
+}
+
 func coordString(cs []Coord) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
@@ -118,8 +125,9 @@ func NewPlan(g *Grid, sim Sim, budget int64) (*Plan, error) {
 		c.Memory, c.MemoryHow = cfg.MemoryEstimate()
 		if budget > 0 && c.Memory > budget {
 			key, line := g.memoryKey(set)
-			errs.add(g.File, line, key, fmt.Errorf("cell %s needs an estimated %s (%s), more than the memory budget of %s",
-				c, embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(budget)))
+			// Named by configuration: the seed does not change the estimate.
+			errs.add(g.File, line, key, fmt.Errorf("%s needs an estimated %s (%s), more than the memory budget of %s",
+				configName(c), embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(budget)))
 		}
 		if first, dup := byHash[c.Hash]; dup {
 			errs.add(g.File, g.axesLine(), "axes", fmt.Errorf("cells %s and %s resolve to the same configuration", p.Cells[first], c))

@@ -57,7 +57,7 @@ func TestNewPlanRejects(t *testing.T) {
 		{"unknown mode", "fixed: {nodes: 16, degree: 14}\naxes:\n  mode: [whole, flood]\n", 0,
 			"g.yaml:3: mode: unknown diffusion mode \"flood\""},
 		{"one cell above the budget", "fixed:\n  degree: 14\naxes:\n  nodes: [16,\n    5000]\n", 1 << 30,
-			"g.yaml:5: nodes: cell nodes=5000 needs an estimated"},
+			"g.yaml:5: nodes: configuration nodes=5000 needs an estimated"},
 		{"two mixes alike", "fixed: {nodes: 16, degree: 14}\naxes:\n  network:\n    a: {}\n    b: {datacenter-share: 0}\n", 0,
 			"resolve to the same configuration"},
 	}
