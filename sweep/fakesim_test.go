@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -226,5 +225,3 @@ func mustPlan(t *testing.T, grid string) *Plan {
 	}
 	return p
 }
-
-var errAny = errors.New("any")

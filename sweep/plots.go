@@ -223,7 +223,7 @@ func (s *Summary) cdf(row string) (*report.Figure, error) {
 	if row != "" {
 		title += ": " + row
 	}
-	f := report.NewFigure(title, s.caption("receivers × slots of all seeds pooled; solid warm, dotted cold; a node that never completed keeps a curve below 1"))
+	f := report.NewFigure(title, s.caption("seeds pooled · solid: warm slots, dotted: cold · a never-completed node keeps a curve below 1"))
 	p := f.Plot
 	p.X.Label.Text = "seconds after the reveal"
 	p.Y.Label.Text = "share of receivers × slots complete"
@@ -355,6 +355,7 @@ func (s *Summary) oneParameter(axis string) (*report.Figure, error) {
 		legendSwatch(f, fmt.Sprintf("%s, mean over seeds", m), b.color, b.shape)
 	}
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.1, 0.1)
+	p.Y.Tick.Marker = niceTicks{}
 	if !numeric {
 		p.X.Tick.Marker = categoryTicks(labels)
 		p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
@@ -391,6 +392,34 @@ func (c categoryTicks) Ticks(lo, hi float64) []plot.Tick {
 		if float64(i) >= lo && float64(i) <= hi {
 			out = append(out, plot.Tick{Value: float64(i), Label: l})
 		}
+	}
+	return out
+}
+
+// niceTicks labels about six steps of 1, 2 or 5 times a power of ten, so
+// a reader can read a value off the axis (gonum's default labels three).
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi <= lo {
+		return nil
+	}
+	raw := (hi - lo) / 6
+	pow := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := pow
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*pow >= raw {
+			step = m * pow
+			break
+		}
+	}
+	var out []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		if i == 0 {
+			v = 0 // not -0
+		}
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
 	}
 	return out
 }

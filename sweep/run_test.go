@@ -12,7 +12,6 @@ import (
 	"time"
 )
 
-
 const fourGrid = `name: four
 fixed: {nodes: 16, degree: 14, payloads: 2}
 axes:

@@ -196,9 +196,8 @@ func Summarize(cells []*CellResult) (*Summary, error) {
 			}
 		}
 		key := c.Configuration()
-		cs, ok := byConfig[key]
-		if !ok {
-			cs = &ConfigSummary{Configuration: key, Coords: withoutSeed(c.Coords), Nodes: c.Config.Nodes, Column: "all"}
+		if _, ok := byConfig[key]; !ok {
+			cs := &ConfigSummary{Configuration: key, Coords: withoutSeed(c.Coords), Nodes: c.Config.Nodes, Column: "all"}
 			var row []string
 			for _, co := range cs.Coords {
 				if co.Axis == s.Columns {
