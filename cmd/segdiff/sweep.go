@@ -73,8 +73,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "segdiff sweep: %v\n", runErr)
 		return 130
 	}
-	fmt.Fprintf(stderr, "sweep %s: %d cells run, %d finished before, %d failed, %.0f s wall; peak RSS of cells running together at most %s\n",
-		plan.Grid.Name, outcome.Ran, outcome.Skipped, len(outcome.Failed), outcome.Wall.Seconds(), embedded.FormatBytes(outcome.PeakConcurrentRSS))
+	fmt.Fprintf(stderr, "sweep %s: %d cells run, %d finished before, %d failed; %.0f s wall; peak memory of the cells running together %s (sampled each second)\n",
+		plan.Grid.Name, outcome.Ran, outcome.Skipped, len(outcome.Failed), outcome.Wall.Seconds(), embedded.FormatBytes(outcome.PeakSampledRSS))
 	if code := summarise(ctx, *out, plan, stdout, stderr); code != 0 {
 		return code
 	}
