@@ -38,11 +38,8 @@ type figure struct {
 }
 
 func newFigure(title string, run Run) *figure {
-	f := &figure{p: plot.New(), legend: plot.NewLegend()}
-	f.p.Title.Text = title + "\n" + caption(run)
-	f.p.Add(plotter.NewGrid())
-	f.legend.Top, f.legend.Left = true, true
-	return f
+	nf := NewFigure(title, caption(run))
+	return &figure{p: nf.Plot, legend: nf.Legend}
 }
 
 // caption names the run, backend, seeds and nodes the figure shows, so an
@@ -80,26 +77,59 @@ func appendOnce(xs []string, x string) []string {
 
 // save writes the figure as dir/stem.png and dir/stem.svg.
 func (f *figure) save(dir, stem string) ([]string, error) {
+	files, err := saveFigure(f.p, f.legend, dir, stem)
+	if err != nil {
+		return nil, fmt.Errorf("write report: %w", err)
+	}
+	return files, nil
+}
+
+// Figure is a plot drawn in the report's layout: title and caption above,
+// the legend in a strip right of the data area so it never covers a curve.
+// Other packages (sweep) draw their figures with it so every segdiff
+// figure looks alike.
+type Figure struct {
+	Plot   *plot.Plot
+	Legend plot.Legend
+}
+
+// NewFigure starts a figure titled title with the caption below it (what
+// the figure shows and where it came from) and a grid.
+func NewFigure(title, caption string) *Figure {
+	f := &Figure{Plot: plot.New(), Legend: plot.NewLegend()}
+	f.Plot.Title.Text = title + "\n" + caption
+	f.Plot.Add(plotter.NewGrid())
+	f.Legend.Top, f.Legend.Left = true, true
+	return f
+}
+
+// Save writes the figure as dir/stem.png and dir/stem.svg and returns the
+// files.
+func (f *Figure) Save(dir, stem string) ([]string, error) {
+	return saveFigure(f.Plot, f.Legend, dir, stem)
+}
+
+func saveFigure(p *plot.Plot, legend plot.Legend, dir, stem string) ([]string, error) {
 	var files []string
 	for _, ext := range []string{"png", "svg"} {
 		c, err := draw.NewFormattedCanvas(plotWidth, plotHeight, ext)
 		if err != nil {
-			return nil, fmt.Errorf("write report: %s canvas: %w", ext, err)
+			return nil, fmt.Errorf("%s canvas: %w", ext, err)
 		}
 		dc := draw.New(c)
-		f.p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-		f.legend.Draw(draw.Crop(dc, plotWidth-legendWidth+vg.Millimeter, 0, 0, -f.p.Title.TextStyle.Height(f.p.Title.Text)))
+		p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+		legend.Draw(draw.Crop(dc, plotWidth-legendWidth+vg.Millimeter, 0, 0, -p.Title.TextStyle.Height(p.Title.Text)))
 		name := filepath.Join(dir, stem+"."+ext)
 		out, err := os.Create(name)
 		if err != nil {
-			return nil, fmt.Errorf("write report: %w", err)
+			return nil, err
 		}
 		_, werr := c.WriteTo(out)
 		if cerr := out.Close(); werr == nil {
 			werr = cerr
 		}
 		if werr != nil {
-			return nil, fmt.Errorf("write report: save %s: %w", name, werr)
+			return nil, fmt.Errorf("save %s: %w", name, werr)
 		}
 		files = append(files, name)
 	}

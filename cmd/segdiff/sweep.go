@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/sweep"
+)
+
+func init() {
+	register("sweep", command{summary: "run a grid of embedded simulations (modes × networks × sizes × seeds), summarise, plan/merge for clusters, compare", run: runSweep})
+}
+
+const sweepUsage = `usage:
+  segdiff sweep [--jobs N] [--memory-budget SIZE] --out DIR GRID.yaml   run every cell not yet finished in DIR, then summarise
+  segdiff sweep plan GRID.yaml                                          print the cells as JSON for a GitHub Actions matrix
+  segdiff sweep cell GRID.yaml --index I --out DIR                      run one cell (I defaults to $JOB_COMPLETION_INDEX)
+  segdiff sweep merge --out DIR DIR...                                  merge result folders and summarise
+  segdiff sweep compare [--tolerance T] [--alpha A] [--cold] BASE NEW   per-configuration deltas; exit 1 on a regression
+`
+
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "plan":
+			return sweepPlan(args[1:], stdout, stderr)
+		case "cell":
+			return sweepCell(ctx, args[1:], stdout, stderr)
+		case "merge":
+			return sweepMerge(ctx, args[1:], stdout, stderr)
+		case "compare":
+			return sweepCompare(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fs := newSweepFlags("sweep", stderr)
+	jobs := fs.Int("jobs", 1, "cells run at once (each cell is one single-threaded simulation process)")
+	budget := fs.String("memory-budget", "", "memory the running cells may take together, e.g. 20GiB (default: the machine's available memory; 0: no limit)")
+	out := fs.String("out", "", "output directory: one folder per cell, sweep.md, sweep.json and the plots (required)")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 || *out == "" || *jobs < 1 {
+		fmt.Fprint(stderr, sweepUsage)
+		return 2
+	}
+	limit, err := sweepBudget(*budget)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
+		return 2
+	}
+	plan, code := loadPlan(pos[0], limit, stderr)
+	if plan == nil {
+		return code
+	}
+	r, err := newRunner(*out, *jobs, limit, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
+		return 1
+	}
+	outcome, runErr := r.Run(ctx, plan)
+	if errors.Is(runErr, sweep.ErrInterrupted) {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", runErr)
+		return 130
+	}
+	fmt.Fprintf(stderr, "sweep %s: %d cells run, %d finished before, %d failed; %.0f s wall; peak memory of the cells running together %s (sampled each second)\n",
+		plan.Grid.Name, outcome.Ran, outcome.Skipped, len(outcome.Failed), outcome.Wall.Seconds(), embedded.FormatBytes(outcome.PeakSampledRSS))
+	if code := summarise(ctx, *out, plan, stdout, stderr); code != 0 {
+		return code
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+func newSweepFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("sweep "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage); fs.PrintDefaults() }
+	return fs
+}
+
+// parseInterspersed parses flags given before, between or after the
+// positional arguments (the flag package stops at the first positional).
+func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args); !ok {
+			return nil, code, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func sweepBudget(s string) (int64, error) {
+	f := &simFlags{maxMemory: s}
+	limit, _, err := f.memoryLimit()
+	if err != nil {
+		return 0, fmt.Errorf("--memory-budget: %w", err)
+	}
+	return limit, nil
+}
+
+// loadPlan reads and checks a grid; on a bad grid it reports every problem
+// and returns nil with exit code 2.
+func loadPlan(path string, budget int64, stderr io.Writer) (*sweep.Plan, int) {
+	sim := simKeys{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: read grid: %v\n", err)
+		return nil, 2
+	}
+	g, err := sweep.Decode(path, b, sim.Keys()...)
+	var p *sweep.Plan
+	if err == nil {
+		p, err = sweep.NewPlan(g, sim, budget)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: bad grid, nothing was run:\n%v\n", err)
+		return nil, 2
+	}
+	return p, 0
+}
+
+func newRunner(out string, jobs int, budget int64, stderr io.Writer) (*sweep.Runner, error) {
+	bin := os.Getenv(embedded.BinaryEnv)
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find segdiff binary (set %s): %w", embedded.BinaryEnv, err)
+		}
+		bin = exe
+	}
+	host, _ := os.Hostname()
+	return &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, Out: out, Progress: stderr, Host: host}, nil
+}
+
+// summarise writes the summary of dir and prints it.
+func summarise(ctx context.Context, dir string, plan *sweep.Plan, stdout, stderr io.Writer) int {
+	s, files, err := sweep.Write(ctx, dir, plan)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
+		return 1
+	}
+	if err := s.WriteMarkdown(stdout); err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(files, ", "))
+	return 0
+}
+
+// planEntry is one GitHub Actions matrix entry.
+type planEntry struct {
+	Index int    `json:"index"`
+	Cell  string `json:"cell"`
+	Hash  string `json:"hash"`
+}
+
+func sweepPlan(args []string, stdout, stderr io.Writer) int {
+	fs := newSweepFlags("plan", stderr)
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, sweepUsage)
+		return 2
+	}
+	// No memory budget here: the plan runs on other machines.
+	plan, code := loadPlan(pos[0], 0, stderr)
+	if plan == nil {
+		return code
+	}
+	m := struct {
+		Include []planEntry `json:"include"`
+	}{}
+	for _, c := range plan.Cells {
+		m.Include = append(m.Include, planEntry{Index: c.Index, Cell: c.String(), Hash: c.Hash})
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep plan: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(b))
+	return 0
+}
+
+func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newSweepFlags("cell", stderr)
+	index := fs.Int("index", -1, "the cell's plan index (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)")
+	out := fs.String("out", "", "output directory (required); the cell's folder goes under DIR/cells/")
+	budget := fs.String("memory-budget", "", "refuse the cell if its estimate exceeds this (default: the machine's available memory; 0: no check)")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 || *out == "" {
+		fmt.Fprint(stderr, sweepUsage)
+		return 2
+	}
+	if *index < 0 {
+		env := os.Getenv("JOB_COMPLETION_INDEX")
+		i, err := strconv.Atoi(env)
+		if err != nil || i < 0 {
+			fmt.Fprintf(stderr, "segdiff sweep cell: no --index and no JOB_COMPLETION_INDEX (got %q)\n", env)
+			return 2
+		}
+		*index = i
+	}
+	limit, err := sweepBudget(*budget)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
+		return 2
+	}
+	// The budget is checked for the one cell this machine runs, not the
+	// whole grid: other cells run elsewhere.
+	plan, code := loadPlan(pos[0], 0, stderr)
+	if plan == nil {
+		return code
+	}
+	if *index >= len(plan.Cells) {
+		fmt.Fprintf(stderr, "segdiff sweep cell: index %d, the plan has cells 0..%d\n", *index, len(plan.Cells)-1)
+		return 2
+	}
+	if c := plan.Cells[*index]; limit > 0 && c.Memory > limit {
+		fmt.Fprintf(stderr, "segdiff sweep cell: cell %s needs an estimated %s (%s), more than the %s available\n", c, embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(limit))
+		return 2
+	}
+	r, err := newRunner(*out, 1, 0, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
+		return 1
+	}
+	if _, err := r.RunCell(ctx, plan, *index); err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
+		if errors.Is(err, sweep.ErrInterrupted) {
+			return 130
+		}
+		return 1
+	}
+	return 0
+}
+
+func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newSweepFlags("merge", stderr)
+	out := fs.String("out", "", "directory to merge into and summarise (required)")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 || *out == "" {
+		fmt.Fprint(stderr, sweepUsage)
+		return 2
+	}
+	s, files, err := sweep.Merge(ctx, *out, pos...)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep merge: %v\n", err)
+		return 1
+	}
+	if err := s.WriteMarkdown(stdout); err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep merge: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "merged %d cells (%d planned); wrote %s\n", s.Cells, s.Planned, strings.Join(files, ", "))
+	return 0
+}
+
+func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newSweepFlags("compare", stderr)
+	opts := sweep.DefaultCompareOptions()
+	fs.Func("tolerance", "how much worse a metric may get: 10% for all, or per metric p50=5%,p99=10%,copies=10%,within=5% (within in share points); a metric left out of a per-metric list is not gated (default 10% each)", func(s string) error {
+		t, err := parseTolerance(s)
+		opts.Tolerance = t
+		return err
+	})
+	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the one-sided Mann–Whitney test over seeds")
+	cold := fs.Bool("cold", false, "gate the cold (first) slot too, not only the warm ones")
+	jsonOut := fs.String("json", "", "also write the comparison as JSON to this file")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 || opts.Alpha <= 0 || opts.Alpha >= 1 {
+		fmt.Fprint(stderr, sweepUsage)
+		return 2
+	}
+	if *cold {
+		opts.Phases = append(opts.Phases, "cold")
+	}
+	cmp, err := sweep.Compare(ctx, pos[0], pos[1], opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep compare: %v\n", err)
+		return 1
+	}
+	if err := cmp.WriteMarkdown(stdout); err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep compare: %v\n", err)
+		return 1
+	}
+	if *jsonOut != "" {
+		b, err := json.MarshalIndent(cmp, "", "  ")
+		if err == nil {
+			err = writeFileAtomic(*jsonOut, b)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "segdiff sweep compare: write json: %v\n", err)
+			return 1
+		}
+	}
+	if n := cmp.Regressions(); n > 0 {
+		fmt.Fprintf(stderr, "segdiff sweep compare: %d regressions beyond tolerance\n", n)
+		return 1
+	}
+	return 0
+}
+
+// parseTolerance reads "10%", "0.1" or "p50=5%,copies=0.2".
+func parseTolerance(s string) (map[sweep.Metric]float64, error) {
+	frac := func(v string) (float64, error) {
+		v = strings.TrimSpace(v)
+		div := 1.0
+		if strings.HasSuffix(v, "%") {
+			v, div = strings.TrimSuffix(v, "%"), 100
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return 0, fmt.Errorf("%q is not a tolerance (10%% or 0.1)", v)
+		}
+		return f / div, nil
+	}
+	out := map[sweep.Metric]float64{}
+	if !strings.Contains(s, "=") {
+		f, err := frac(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range sweep.Metrics {
+			out[m] = f
+		}
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		m := sweep.Metric(strings.TrimSpace(k))
+		if !slices.Contains(sweep.Metrics, m) {
+			return nil, fmt.Errorf("unknown metric %q (want p50, p99, within, copies)", k)
+		}
+		f, err := frac(v)
+		if err != nil {
+			return nil, err
+		}
+		out[m] = f
+	}
+	return out, nil
+}
+
+// simKeys is the sweep's view of `segdiff sim`: the sim's own flags and
+// its own flag parsing and validation, so a grid means what the same flags
+// mean on the command line.
+type simKeys struct{}
+
+// Keys lists the sim's configuration flags (configFlags' values).
+func (simKeys) Keys() []string {
+	var out []string
+	for _, fl := range configFlags {
+		out = append(out, strings.Split(fl, "/--")...)
+	}
+	return out
+}
+
+// Resolve parses args as the sim does and returns the configuration of
+// its one run. The sim reports invalid values by flag name in a single
+// string; the sweep needs them by key, so on an invalid configuration the
+// configuration is validated here for the structured error.
+func (simKeys) Resolve(args []string) (embedded.Config, error) {
+	f, err := parseSimFlags(args, io.Discard)
+	if err != nil {
+		return embedded.Config{}, err
+	}
+	cfgs, err := f.configs()
+	if err == nil {
+		if len(cfgs) != 1 {
+			return embedded.Config{}, fmt.Errorf("want one mode and one seed per cell, got %d runs", len(cfgs))
+		}
+		return cfgs[0], nil
+	}
+	base, perr := embedded.Preset(f.preset)
+	if perr != nil {
+		return embedded.Config{}, err
+	}
+	for _, apply := range f.apply {
+		apply(&base)
+	}
+	if f.modes != "" {
+		base.Mode = devnet.Mode(f.modes) // one mode per cell; Validate names a bad one
+	}
+	if verr := base.Validate(); verr != nil {
+		return embedded.Config{}, verr
+	}
+	return embedded.Config{}, err
+}
+
+// FlagOf names the sim flag that sets a configuration key.
+func (simKeys) FlagOf(key string) string {
+	fl, ok := configFlags[key]
+	if !ok {
+		return ""
+	}
+	first, _, _ := strings.Cut(fl, "/--")
+	return first
+}

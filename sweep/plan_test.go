@@ -1,0 +1,76 @@
+package sweep
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNewPlan(t *testing.T) {
+	p := mustPlan(t, smokeGrid)
+	if len(p.Cells) != 8 {
+		t.Fatalf("%d cells, want 2 modes × 2 networks × 2 seeds", len(p.Cells))
+	}
+	first, last := p.Cells[0], p.Cells[7]
+	if first.String() != "mode=whole network=home seed=7" || last.String() != "mode=segmented network=dc20 seed=8" {
+		t.Errorf("order: first %s, last %s", first, last)
+	}
+	if got := strings.Join(last.Args, " "); got != "--preset ci --nodes 16 --degree 14 --payloads 2 --mode segmented --datacenter-share 0.2 --seed 8" {
+		t.Errorf("args = %s", got)
+	}
+	if last.Config.DatacenterShare != 0.2 || last.Config.Seed != 8 || last.Config.Nodes != 16 {
+		t.Errorf("config = %+v", last.Config)
+	}
+	if last.Configuration() != "mode=segmented network=dc20" {
+		t.Errorf("configuration = %s", last.Configuration())
+	}
+	seen := map[string]bool{}
+	for _, c := range p.Cells {
+		if seen[c.Hash] || len(c.Hash) != 16 {
+			t.Errorf("hash %q repeated or malformed", c.Hash)
+		}
+		seen[c.Hash] = true
+	}
+	// The hash is of the configuration: the same cell planned again, or
+	// reached by other flags, has the same folder.
+	if again := mustPlan(t, smokeGrid); again.Cells[5].Hash != p.Cells[5].Hash {
+		t.Error("hash not stable")
+	}
+	if Hash(p.Cells[0].Config) != p.Cells[0].Hash {
+		t.Error("Hash(config) differs from the planned hash")
+	}
+}
+
+// A grid the sim would reject, or too large for the budget, is refused
+// before anything runs, at the line of the value.
+func TestNewPlanRejects(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		budget     int64
+		want       string
+	}{
+		{"value the sim cannot parse", "fixed:\n  nodes: 16\n  degree: 14\n  payloads: x\naxes: {seed: [1]}\n", 0,
+			"g.yaml:4: payloads: invalid value \"x\""},
+		{"value the sim rejects", "fixed:\n  nodes: 16\n  degree: 14\naxes:\n  network:\n    a: {}\n    b: {datacenter-share: 1.5}\n", 0,
+			"g.yaml:7: datacenter-share: 1.5, want 0..1"},
+		{"preset value that does not fit", "preset: ci\nfixed:\n  nodes: 16\naxes: {seed: [1]}\n", 0,
+			"g.yaml:1: degree: 20, but 16 nodes allow at most 15 connections per node (the preset ci's value"},
+		{"unknown mode", "fixed: {nodes: 16, degree: 14}\naxes:\n  mode: [whole, flood]\n", 0,
+			"g.yaml:3: mode: unknown diffusion mode \"flood\""},
+		{"one cell above the budget", "fixed:\n  degree: 14\naxes:\n  nodes: [16,\n    5000]\n", 1 << 30,
+			"g.yaml:5: nodes: configuration nodes=5000 needs an estimated"},
+		{"two mixes alike", "fixed: {nodes: 16, degree: 14}\naxes:\n  network:\n    a: {}\n    b: {datacenter-share: 0}\n", 0,
+			"resolve to the same configuration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := Decode("g.yaml", []byte(tt.yaml), testSim{}.Keys()...)
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			_, err = NewPlan(g, testSim{}, tt.budget)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// Every figure is drawn, PNG and SVG: the ladder, a CDF per row and, for a
+// grid varying one parameter, the parameter sweep.
+func TestWritePlots(t *testing.T) {
+	tests := []struct {
+		name, grid string
+		want       []string
+	}{
+		{"modes × networks", smokeGrid, []string{"ladder.png", "ladder.svg", "cdf-whole.png", "cdf-segmented.svg"}},
+		{"one parameter", "fixed: {nodes: 16, degree: 14, payloads: 2}\naxes:\n  datacenter-share: [0, 0.2, 0.5]\n  seed: [1, 2]\n",
+			[]string{"ladder.png", "cdf-0.2.png", "sweep-p99.png", "sweep-p99.svg"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mustPlan(t, tt.grid)
+			r := fakeRunner(t)
+			if _, err := r.Run(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			s, files, err := Write(context.Background(), r.Out, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, f := range files {
+				names = append(names, filepath.Base(f))
+				if st, err := os.Stat(f); err != nil || st.Size() < 1000 {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+			for _, w := range tt.want {
+				if !slices.Contains(names, w) {
+					t.Errorf("no %s among %v", w, names)
+				}
+			}
+			if len(s.Varied) == 0 {
+				t.Error("nothing varied")
+			}
+		})
+	}
+}

@@ -1,0 +1,135 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Output files of a summary.
+const (
+	SummaryMarkdown = "sweep.md"
+	SummaryJSON     = "sweep.json"
+)
+
+// Write summarises the finished cells in dir (of the plan p when given,
+// else every cell found there) into dir/sweep.md, dir/sweep.json and the
+// plots, and returns the summary. Each file is written whole: through a
+// temporary file, renamed into place.
+func Write(ctx context.Context, dir string, p *Plan) (*Summary, []string, error) {
+	cells, err := LoadCells(ctx, filepath.Join(dir, cellsDir))
+	if err != nil {
+		return nil, nil, err
+	}
+	if p != nil {
+		cells = ofPlan(cells, p)
+	}
+	s, err := Summarize(cells)
+	if err != nil {
+		return nil, nil, err
+	}
+	if g, err := Decode(gridFile, readOrNil(filepath.Join(dir, gridFile))); err == nil {
+		s.Description = g.Description
+	}
+	if p != nil {
+		s.Description = p.Grid.Description
+	}
+	files, err := writeSummary(dir, s)
+	return s, files, err
+}
+
+// ofPlan keeps the cells of p and labels them as p does: a cell folder
+// keeps the coordinates of the grid that first ran it, and a grid edited
+// since (another seed added) renumbers its cells.
+func ofPlan(cells []*CellResult, p *Plan) []*CellResult {
+	byHash := map[string]*CellResult{}
+	for _, c := range cells {
+		byHash[c.Hash] = c
+	}
+	var out []*CellResult
+	for _, pc := range p.Cells {
+		c, ok := byHash[pc.Hash]
+		if !ok {
+			continue
+		}
+		c.Sweep, c.GridFile, c.Columns = p.Grid.Name, p.Grid.File, p.Grid.Columns
+		c.Index, c.Cells, c.Coords = pc.Index, len(p.Cells), pc.Coords
+		out = append(out, c)
+	}
+	return out
+}
+
+func readOrNil(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
+}
+
+func writeSummary(dir string, s *Summary) ([]string, error) {
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md); err != nil {
+		return nil, fmt.Errorf("write summary: %w", err)
+	}
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("write summary: encode: %w", err)
+	}
+	files := []string{filepath.Join(dir, SummaryMarkdown), filepath.Join(dir, SummaryJSON)}
+	if err := writeFileAtomic(files[0], md.Bytes()); err != nil {
+		return nil, fmt.Errorf("write summary: %w", err)
+	}
+	if err := writeFileAtomic(files[1], append(js, '\n')); err != nil {
+		return nil, fmt.Errorf("write summary: %w", err)
+	}
+	// Plots are drawn in a temporary folder and moved into place one by
+	// one, so a reader never opens a half-drawn image.
+	tmp, err := os.MkdirTemp(dir, tmpPrefix+"plots-")
+	if err != nil {
+		return nil, fmt.Errorf("write plots: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	drawn, err := s.WritePlots(tmp)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range drawn {
+		dst := filepath.Join(dir, filepath.Base(f))
+		if err := os.Rename(f, dst); err != nil {
+			return nil, fmt.Errorf("write plots: %w", err)
+		}
+		files = append(files, dst)
+	}
+	return files, nil
+}
+
+// Merge copies the finished cells found at or below each input into
+// out's cells folder (a cell already there is kept) and writes the
+// summary of every cell in out.
+func Merge(ctx context.Context, out string, inputs ...string) (*Summary, []string, error) {
+	if err := os.MkdirAll(filepath.Join(out, cellsDir), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	for _, in := range inputs {
+		dirs, err := cellDirs(ctx, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range dirs {
+			var rec Record
+			if err := readJSON(filepath.Join(d, recordFile), &rec); err != nil {
+				return nil, nil, err
+			}
+			if err := copyCell(d, out, rec.Hash); err != nil {
+				return nil, nil, err
+			}
+		}
+		if b := readOrNil(filepath.Join(in, gridFile)); b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
+			if err := writeFileAtomic(filepath.Join(out, gridFile), b); err != nil {
+				return nil, nil, fmt.Errorf("merge: %w", err)
+			}
+		}
+	}
+	return Write(ctx, out, nil)
+}
