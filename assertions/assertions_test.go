@@ -269,3 +269,27 @@ func TestMicrosecondsDropsFloatNoise(t *testing.T) {
 		t.Fatalf("Microseconds(%v) = %v, want 1.562", done-reveal, got)
 	}
 }
+
+// A node that never completes a slot it exports other readings for is
+// reported as stranded, with the parts it held; adversarial nodes are not
+// receivers.
+func TestStrandedNodeNamedWithPartsHeld(t *testing.T) {
+	builder := assertions.Node{ID: "b", Builder: true, Slots: map[assertions.Series]map[uint64]float64{
+		assertions.SeriesReveal:   {1: 100, 2: 112},
+		assertions.SeriesSegments: {1: 32, 2: 32},
+	}}
+	done := assertions.Node{ID: "r1", Slots: map[assertions.Series]map[uint64]float64{
+		assertions.SeriesCompleted: {2: 112.5}, assertions.SeriesSegmentsRecv: {2: 32}}}
+	stranded := assertions.Node{ID: "r2", Slots: map[assertions.Series]map[uint64]float64{
+		assertions.SeriesCompleted: {1: 100.5}, assertions.SeriesSegmentsRecv: {2: 28}}}
+	withholder := assertions.Node{ID: "w", Adversary: true}
+	net := assertions.Network{Nodes: []assertions.Node{builder, done, stranded, withholder}}
+	if got := len(net.Receivers()); got != 2 {
+		t.Fatalf("%d receivers, want the two honest non-builders", got)
+	}
+	_, err := assertions.Completion(net, []uint64{2})
+	want := "node r2: series payload_diffusion_completed_timestamp_seconds has no value for slot 2 (never completed, holding 28 of 32 parts)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Completion error = %v, want it to contain %q", err, want)
+	}
+}

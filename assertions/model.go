@@ -39,6 +39,9 @@ type Node struct {
 	Link string
 	// Builder marks a node that reveals payloads; builders are not receivers.
 	Builder bool
+	// Adversary marks a node holding a refusing role of the stress list
+	// (withholder, silent, mute): verdicts cover honest receivers only.
+	Adversary bool
 	// Slots maps a series to its value per slot. A series absent from the
 	// map, or a slot absent from a series, is a missing reading.
 	Slots map[Series]map[uint64]float64
@@ -88,11 +91,11 @@ func (n Network) Reveals() map[uint64]Reveal {
 	return out
 }
 
-// Receivers returns the nodes that do not build, sorted by id.
+// Receivers returns the honest nodes that do not build, sorted by id.
 func (n Network) Receivers() []Node {
 	var out []Node
 	for _, node := range n.Nodes {
-		if !node.Builder {
+		if !node.Builder && !node.Adversary {
 			out = append(out, node)
 		}
 	}
@@ -117,13 +120,20 @@ type MissingError struct {
 	Slot   uint64
 	// NoSeries is set when the node exports no value of the series at all.
 	NoSeries bool
+	// Detail says more about the gap, e.g. for a completion never reached
+	// how many parts the node held ("holds 28 of 32 parts").
+	Detail string
 }
 
 func (e *MissingError) Error() string {
-	if e.NoSeries {
-		return fmt.Sprintf("node %s: series %s missing (wanted slot %d)", e.Node, e.Series, e.Slot)
+	detail := ""
+	if e.Detail != "" {
+		detail = " (" + e.Detail + ")"
 	}
-	return fmt.Sprintf("node %s: series %s has no value for slot %d", e.Node, e.Series, e.Slot)
+	if e.NoSeries {
+		return fmt.Sprintf("node %s: series %s missing (wanted slot %d%s)", e.Node, e.Series, e.Slot, detail)
+	}
+	return fmt.Sprintf("node %s: series %s has no value for slot %d%s", e.Node, e.Series, e.Slot, detail)
 }
 
 // MissingReadings lists every missing reading of one extraction.
@@ -146,7 +156,11 @@ func (e *MissingReadings) Error() string {
 		if _, ok := slots[k]; !ok {
 			order = append(order, k)
 		}
-		slots[k] = append(slots[k], fmt.Sprint(m.Slot))
+		slot := fmt.Sprint(m.Slot)
+		if m.Detail != "" {
+			slot += " (" + m.Detail + ")"
+		}
+		slots[k] = append(slots[k], slot)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d missing readings", e.What, len(e.Missing))

@@ -72,7 +72,11 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 			}
 			v, err := node.Value(s, slot)
 			if err != nil {
-				miss.Missing = append(miss.Missing, *err.(*MissingError))
+				m := *err.(*MissingError)
+				if s == SeriesCompleted && !m.NoSeries {
+					m.Detail = partsHeld(n, node, r)
+				}
+				miss.Missing = append(miss.Missing, m)
 				continue
 			}
 			out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: Microseconds(v - r.At)})
@@ -181,3 +185,18 @@ func checkInputs(n Network, slots []uint64, what string) ([]Node, error) {
 // precision, so the digits below a microsecond are noise
 // (1.562000036239624 for 1.562), which reports would otherwise repeat.
 func Microseconds(seconds float64) float64 { return math.Round(seconds*1e6) / 1e6 }
+
+// partsHeld says how many of the revealed payload's parts a node that never
+// completed it held: a stranded node is reported with what it lacked.
+func partsHeld(n Network, node Node, r Reveal) string {
+	held, err := node.Value(SeriesSegmentsRecv, r.Slot)
+	if err != nil {
+		return "never completed"
+	}
+	b, _ := n.node(r.Builder)
+	total, err := b.Value(SeriesSegments, r.Slot)
+	if err != nil {
+		return fmt.Sprintf("never completed, holding %.0f parts", held)
+	}
+	return fmt.Sprintf("never completed, holding %.0f of %.0f parts", held, total)
+}

@@ -111,6 +111,9 @@ type Verdict struct {
 	WorstUnit Unit `json:"worst_unit,omitempty"`
 	// Reason explains a failure that is not a comparison (no samples).
 	Reason string `json:"reason,omitempty"`
+	// Note adds what the report should show beside a passing verdict (the
+	// stranded nodes of a network that had to fail).
+	Note string `json:"note,omitempty"`
 }
 
 // Err is nil when v passed, else an error naming the check, the measured
@@ -272,5 +275,26 @@ func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdic
 	v.Measured = qs / qf
 	v.Pass = OpAtLeast.holds(v.Measured, factor)
 	v.Worst = worstNodes(fast, true)
+	return v
+}
+
+// NoneComplete checks that no receiver completed any of slots: the verdict
+// of a network the design says must fail (segments without a code when the
+// source omits some). completed holds the receivers' completions; stranded
+// names every stranded receiver and slot with what it held. Measured is the
+// share of (node, slot) pairs completed; Worst names the nodes that did.
+func NoneComplete(check string, completed []Sample, stranded *MissingReadings, pairs int) Verdict {
+	v := Verdict{Check: check, Unit: UnitShare, Op: OpAtMost, Budget: 0, WorstUnit: UnitSeconds}
+	if pairs == 0 {
+		v.Reason = "no receivers or no slots"
+		return v
+	}
+	coverage(&v, completed)
+	v.Measured = float64(len(completed)) / float64(pairs)
+	v.Pass = len(completed) == 0
+	v.Worst = worstNodes(completed, true)
+	if stranded != nil && v.Pass {
+		v.Note = stranded.Error()
+	}
 	return v
 }

@@ -139,10 +139,20 @@ type Description struct {
 	Seed   int64 // 0 when the backend has no seed (Kurtosis)
 	Nodes  int
 	Preset string // the preset or params file it was started from
+	// Roles counts the nodes holding each role ("builder", "withholder",
+	// ...); nil when unknown.
+	Roles map[string]int
 }
 
 // Describer is implemented by devnets that can describe what they run;
 // reports use it to label results with the seed and size.
 type Describer interface {
 	Describe() Description
+}
+
+// Finished is implemented by devnets that no longer produce slots (a
+// finished simulation served for reading): every slot they report is
+// final, so the suite need not wait for a later slot to settle one.
+type Finished interface {
+	Finished() bool
 }

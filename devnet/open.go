@@ -40,6 +40,10 @@ type Config struct {
 	// Preset names a backend-specific preset, e.g. a network-params file for
 	// Kurtosis or a named embedded configuration ("ci", "study-500").
 	Preset string
+	// Stress is a canonical stress configuration (ParseStress): roles,
+	// faults and sizes of the design's stress list; "" for none. A backend
+	// that cannot apply it fails Open.
+	Stress string
 }
 
 // String is the canonical key of c, used to share devnets between scenarios
@@ -52,7 +56,11 @@ func (c Config) String() string {
 		}
 		return strconv.FormatInt(v, 10)
 	}
-	return fmt.Sprintf("mode=%s nodes=%s seed=%s preset=%s", c.Mode, orDefault(int64(c.Nodes)), orDefault(c.Seed), c.Preset)
+	s := fmt.Sprintf("mode=%s nodes=%s seed=%s preset=%s", c.Mode, orDefault(int64(c.Nodes)), orDefault(c.Seed), c.Preset)
+	if c.Stress != "" {
+		s += " stress=" + c.Stress
+	}
+	return s
 }
 
 // Opener starts (or attaches to) a devnet of one backend.

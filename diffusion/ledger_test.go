@@ -46,7 +46,7 @@ func TestLedgerNeverAsksTwice(t *testing.T) {
 // After the window the next announcer is asked and the lapsed peer is
 // banned: it is not asked for anything until the ban ends.
 func TestLedgerMovesOnAndBans(t *testing.T) {
-	l := diffusion.NewLedger[int](diffusion.PullRules{Window: 200 * time.Millisecond, Ban: time.Second})
+	l := diffusion.NewLedger[int](diffusion.PullRules{Window: 200 * time.Millisecond, Delay: -1, Ban: time.Second})
 	if !l.Announced(1, "a", ms(0)) {
 		t.Fatal("first announcer not asked")
 	}
@@ -96,5 +96,22 @@ func TestLedgerBoundedUnderFlood(t *testing.T) {
 	l.Forget(func(string) bool { return false })
 	if l.Len() != 0 {
 		t.Fatalf("Forget left %d items", l.Len())
+	}
+}
+
+// With a pull delay the request goes out after it, so the window runs from
+// then: the move-on comes delay + window after the first announcement.
+func TestLedgerDelayShiftsTheWindow(t *testing.T) {
+	l := diffusion.NewLedger[int](diffusion.PullRules{Window: 200 * time.Millisecond, Delay: 100 * time.Millisecond})
+	l.Announced(1, "a", ms(0))
+	l.Announced(1, "b", ms(10))
+	if due := l.Due(ms(299)); len(due) != 0 {
+		t.Fatalf("moved on at 299 ms: %v", due)
+	}
+	if due := l.Due(ms(300)); due[1] != "b" {
+		t.Fatalf("at 300 ms asked %v, want b", due)
+	}
+	if d := diffusion.NewLedger[int](diffusion.PullRules{}).Rules().Delay; d != 100*time.Millisecond {
+		t.Errorf("default delay %v, want 100ms", d)
 	}
 }

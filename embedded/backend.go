@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,13 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	}
 	if cfg.Seed != 0 {
 		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
+	}
+	_, stress, err := devnet.ParseStress(cfg.Stress)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(stress)) {
+		args = append(args, "--"+k, strconv.FormatFloat(stress[k], 'g', -1, 64))
 	}
 	cmd := exec.Command(bin, args...)
 	// The simulation's progress (and its summary table) reaches the user
@@ -197,6 +205,9 @@ func describeConfig(cfg devnet.Config, preset string) string {
 	if cfg.Nodes != 0 {
 		parts = append(parts, fmt.Sprintf("%d nodes", cfg.Nodes))
 	}
+	if cfg.Stress != "" {
+		parts = append(parts, "stress "+cfg.Stress)
+	}
 	if preset != PresetCI {
 		parts = append(parts, "preset "+preset)
 	}
@@ -219,10 +230,20 @@ type embeddedDevnet struct {
 
 func (d *embeddedDevnet) Backend() string { return "embedded" }
 
+// Finished implements devnet.Finished: the simulation has run every slot
+// before it serves.
+func (d *embeddedDevnet) Finished() bool { return true }
+
 // Describe implements devnet.Describer from the simulation's own config.
 func (d *embeddedDevnet) Describe() devnet.Description {
 	c := d.e.Config
-	return devnet.Description{Mode: c.Mode, Seed: c.Seed, Nodes: c.Nodes, Preset: d.preset}
+	roles := map[string]int{}
+	for _, n := range d.e.Nodes {
+		for _, r := range n.Roles {
+			roles[string(r)]++
+		}
+	}
+	return devnet.Description{Mode: c.Mode, Seed: c.Seed, Nodes: c.Nodes, Preset: d.preset, Roles: roles}
 }
 
 func (d *embeddedDevnet) Nodes(context.Context) ([]devnet.Node, error) {

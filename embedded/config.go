@@ -288,7 +288,7 @@ func (c Config) Validate() error {
 	if c.PushWidth < 0 {
 		bad("push_width", "%d, want >= 0", c.PushWidth)
 	}
-	if c.Pulls.Window < 0 || c.Pulls.Delay < 0 || c.Pulls.Ban < 0 || c.Pulls.Offers < 0 || c.Pulls.Items < 0 {
+	if c.Pulls.Window < 0 || c.Pulls.Ban < 0 || c.Pulls.Offers < 0 || c.Pulls.Items < 0 {
 		bad("pulls", "%+v, want no negative field", c.Pulls)
 	}
 	if c.SegmentSize < MinSegmentSize || c.SegmentSize > eip8411.MaxSegmentSize {

@@ -1,4 +1,4 @@
-@kurtosis
+@kurtosis @health
 Feature: Glamsterdam chain health
   Before asking how payloads diffuse, an engineer running a glamsterdam devnet
   asks whether the chain is healthy: it finalizes, validators attest, slots

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
@@ -65,6 +66,10 @@ type DevnetInfo struct {
 	Seed   int64  `json:"seed,omitempty"`
 	Nodes  int    `json:"nodes"`
 	Preset string `json:"preset,omitempty"`
+	// Stress is the stress configuration ("" for none); Roles counts the
+	// nodes holding each role.
+	Stress string         `json:"stress,omitempty"`
+	Roles  map[string]int `json:"roles,omitempty"`
 }
 
 // String reads "segmented, seed 7, 32 nodes, preset ci".
@@ -75,6 +80,21 @@ func (d DevnetInfo) String() string {
 	}
 	if d.Preset != "" {
 		s += ", preset " + d.Preset
+	}
+	if d.Stress != "" {
+		s += ", stress " + d.Stress
+	}
+	if len(d.Roles) > 0 {
+		keys := make([]string, 0, len(d.Roles))
+		for k := range d.Roles {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%d %s", d.Roles[k], k))
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
 	}
 	return s
 }

@@ -85,6 +85,11 @@ func Summary(run Run, prev *Run, plots []string) string {
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
+		for _, v := range sc.Verdicts {
+			if v.Note != "" {
+				fmt.Fprintf(&b, "%s: %s\n\n", cell(v.Check), cell(v.Note))
+			}
+		}
 		if sc.Status == StatusFailed && !anyFailed(sc.Verdicts) {
 			fmt.Fprintf(&b, "Error: %s\n\n", cell(sc.Error))
 		}

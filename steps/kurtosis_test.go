@@ -36,8 +36,8 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 		t.Fatalf("status %d:\n%s", status, out)
 	}
 	run := s.Results()
-	if len(run.Scenarios) != 8 {
-		t.Fatalf("ran %d scenarios, want the 8 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
+	if len(run.Scenarios) != 9 {
+		t.Fatalf("ran %d scenarios, want the 9 @kurtosis ones: %+v", len(run.Scenarios), run.Scenarios)
 	}
 	for _, sc := range run.Scenarios {
 		if sc.Status != report.StatusPassed {

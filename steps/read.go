@@ -59,6 +59,9 @@ func toNetwork(nodes []devnet.Node, snaps map[string]*metrics.Snapshot) assertio
 	net := assertions.Network{Nodes: make([]assertions.Node, 0, len(nodes))}
 	for _, n := range nodes {
 		an := assertions.Node{ID: n.ID, Link: string(n.LinkClass), Builder: n.HasRole(devnet.RoleBuilder), Slots: map[assertions.Series]map[uint64]float64{}}
+		for _, r := range n.Roles {
+			an.Adversary = an.Adversary || r.Adversarial()
+		}
 		if snap := snaps[n.ID]; snap != nil {
 			for num, sl := range snap.Slots {
 				addSlot(an.Slots, num, sl)

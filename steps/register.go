@@ -9,6 +9,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/mode"
 )
 
@@ -20,6 +21,7 @@ var (
 	reDevnet       = regexp.MustCompile(`^a ` + modes + ` devnet$`)
 	reDevnetPreset = regexp.MustCompile(`^a ` + modes + ` devnet with preset "([a-z0-9-]+)"$`)
 	reIdentical    = regexp.MustCompile(`^identical ` + modes + ` and ` + modes + ` devnets with preset "([a-z0-9-]+)"$`)
+	reStressed     = regexp.MustCompile(`^a ` + modes + ` devnet under stress "([^"]+)"$`)
 )
 
 // definition is one step sentence and its handler.
@@ -39,6 +41,7 @@ func (s *Suite) definitions() []definition {
 		{every, "Given", reDevnet.String(), s.aDevnet},
 		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset},
 		{every, "Given", reIdentical.String(), s.identicalDevnets},
+		{"stress.feature", "Given", reStressed.String(), s.aStressedDevnet},
 		{every, "When", `^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm},
 		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely},
 		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes},
@@ -51,7 +54,7 @@ func (s *Suite) definitions() []definition {
 		// Every diffusion scenario, before its budgets (payload_size.go).
 		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast},
 		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported},
-	}, s.healthDefinitions()...)
+	}, append(s.healthDefinitions(), s.stressDefinitions()...)...)
 }
 
 // register binds every definition to sc with its keyword.
@@ -99,6 +102,23 @@ func (s *Suite) aDevnetWithPreset(ctx context.Context, mode, preset string) erro
 	}
 	cfg, err := st.config(mode, preset)
 	if err != nil {
+		return err
+	}
+	return st.use(cfg)
+}
+
+// aStressedDevnet selects a devnet under a stress configuration
+// (devnet.ParseStress: "withholders=50%, loss-data=5%").
+func (s *Suite) aStressedDevnet(ctx context.Context, mode, stress string) error {
+	st, err := state(ctx)
+	if err != nil {
+		return err
+	}
+	cfg, err := st.config(mode, s.cfg.Preset)
+	if err != nil {
+		return err
+	}
+	if cfg.Stress, _, err = devnet.ParseStress(stress); err != nil {
 		return err
 	}
 	return st.use(cfg)

@@ -371,9 +371,15 @@ func (s *Suite) Prefetch(plan Plan) {
 // configsOf returns the devnet configs a Given step text selects.
 func (s *Suite) configsOf(text string) []devnet.Config {
 	var modes []string
-	preset := s.cfg.Preset
+	preset, stress := s.cfg.Preset, ""
 	if m := reDevnet.FindStringSubmatch(text); m != nil {
 		modes = m[1:2]
+	} else if m := reStressed.FindStringSubmatch(text); m != nil {
+		canonical, _, err := devnet.ParseStress(m[2])
+		if err != nil {
+			return nil // the step itself reports it
+		}
+		modes, stress = m[1:2], canonical
 	} else if m := reDevnetPreset.FindStringSubmatch(text); m != nil {
 		modes, preset = m[1:2], m[2]
 	} else if m := reIdentical.FindStringSubmatch(text); m != nil {
@@ -382,7 +388,7 @@ func (s *Suite) configsOf(text string) []devnet.Config {
 	var out []devnet.Config
 	for _, mode := range modes {
 		if m, err := devnet.ParseMode(mode); err == nil {
-			out = append(out, devnet.Config{Mode: m, Preset: preset, Seed: s.cfg.Seed})
+			out = append(out, devnet.Config{Mode: m, Preset: preset, Seed: s.cfg.Seed, Stress: stress})
 		}
 	}
 	return out
@@ -390,10 +396,10 @@ func (s *Suite) configsOf(text string) []devnet.Config {
 
 // describe records what an opened devnet runs, for the report's titles.
 func (s *Suite) describe(key string, cfg devnet.Config, d devnet.Devnet) {
-	info := report.DevnetInfo{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes, Preset: cfg.Preset}
+	info := report.DevnetInfo{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes, Preset: cfg.Preset, Stress: cfg.Stress}
 	if ds, ok := d.(devnet.Describer); ok {
 		desc := ds.Describe()
-		info = report.DevnetInfo{Mode: string(desc.Mode), Seed: desc.Seed, Nodes: desc.Nodes, Preset: desc.Preset}
+		info = report.DevnetInfo{Mode: string(desc.Mode), Seed: desc.Seed, Nodes: desc.Nodes, Preset: desc.Preset, Stress: cfg.Stress, Roles: desc.Roles}
 	} else if nodes, err := d.Nodes(s.ctx); err == nil {
 		info.Nodes = len(nodes)
 	}

@@ -22,9 +22,21 @@ const NetworkAxis = "network"
 // over its seeds.
 const SeedKey = "seed"
 
+// StressAxis is the axis of named stress conditions from the design's
+// stress list ("w50: {withholders: 0.5}", "loss5: {loss-data: 0.05}").
+const StressAxis = "stress"
+
 // networkKeys are the keys a network mix may set: the links and the
 // latency, nothing about the protocol, so that a column is a network.
-var networkKeys = []string{"datacenter-share", "builder-class", "node-class", "custom-up", "custom-down", "latency", "uniform-latency"}
+var networkKeys = []string{"datacenter-share", "builder-class", "node-class", "custom-up", "custom-down", "uplink-spread", "latency", "uniform-latency"}
+
+// stressKeys are the keys a stress condition may set: roles, faults and the
+// payload size of the stress list.
+var stressKeys = []string{"withholders", "silent", "mute", "omit", "loss-data", "loss-requests", "uplink-spread", "payload-size"}
+
+// mixAxes are the axes of named points, each with the keys its points may
+// set.
+var mixAxes = map[string][]string{NetworkAxis: networkKeys, StressAxis: stressKeys}
 
 // Grid is a decoded grid file: a preset, keys fixed for every cell, and
 // axes whose product is the cells. Keys are `segdiff sim` flag names
@@ -280,13 +292,13 @@ func (d *decoder) axes(n *yaml.Node) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Value == NetworkAxis {
-			if line, dup := d.seen[NetworkAxis]; dup {
+		if keys, ok := mixAxes[k.Value]; ok {
+			if line, dup := d.seen[k.Value]; dup {
 				d.fail(k.Line, k.Value, "set twice (also at line %d)", line)
 				continue
 			}
-			d.seen[NetworkAxis] = k.Line
-			d.network(k, v)
+			d.seen[k.Value] = k.Line
+			d.mixes(k, v, keys)
 			continue
 		}
 		if !d.key(k) {
@@ -318,42 +330,44 @@ func (d *decoder) axes(n *yaml.Node) {
 	}
 }
 
-// network decodes the network axis: named mixes of link and latency keys.
-func (d *decoder) network(k, v *yaml.Node) {
+// mixes decodes an axis of named points (the network mixes of link and
+// latency keys; the stress conditions), each setting only keys.
+func (d *decoder) mixes(k, v *yaml.Node, keys []string) {
+	axis := k.Value
 	if v.Kind != yaml.MappingNode {
-		d.fail(v.Line, NetworkAxis, "want named mixes (home: {}, dc20: {datacenter-share: 0.2}), got %s", kindName(v))
+		d.fail(v.Line, axis, "want named points (home: {}, dc20: {datacenter-share: 0.2}), got %s", kindName(v))
 		return
 	}
 	if len(v.Content) == 0 {
-		d.fail(v.Line, NetworkAxis, "empty axis: a grid with no network here has no cells")
+		d.fail(v.Line, axis, "empty axis: a grid with no point here has no cells")
 		return
 	}
-	ax := Axis{Key: NetworkAxis, Line: k.Line}
+	ax := Axis{Key: axis, Line: k.Line}
 	names := map[string]int{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		name, mix := v.Content[i], v.Content[i+1]
 		p := Point{Label: name.Value, Line: name.Line}
 		if name.Value == "" {
-			d.fail(name.Line, NetworkAxis, "a mix needs a name")
+			d.fail(name.Line, axis, "a point needs a name")
 			continue
 		}
 		if line, dup := names[name.Value]; dup {
-			d.fail(name.Line, NetworkAxis, "mix %q named twice (also at line %d)", name.Value, line)
+			d.fail(name.Line, axis, "point %q named twice (also at line %d)", name.Value, line)
 			continue
 		}
 		names[name.Value] = name.Line
 		if mix.Kind != yaml.MappingNode && mix.Tag != "!!null" {
-			d.fail(mix.Line, NetworkAxis+"."+name.Value, "want a mapping of link keys (%s), got %s", strings.Join(networkKeys, ", "), kindName(mix))
+			d.fail(mix.Line, axis+"."+name.Value, "want a mapping of keys (%s), got %s", strings.Join(keys, ", "), kindName(mix))
 			continue
 		}
 		for j := 0; j+1 < len(mix.Content); j += 2 {
 			mk, mv := mix.Content[j], mix.Content[j+1]
-			if !slices.Contains(networkKeys, mk.Value) {
-				d.fail(mk.Line, mk.Value, "unknown key in network mix %q (want %s)", name.Value, strings.Join(networkKeys, ", "))
+			if !slices.Contains(keys, mk.Value) {
+				d.fail(mk.Line, mk.Value, "unknown key in %s point %q (want %s)", axis, name.Value, strings.Join(keys, ", "))
 				continue
 			}
 			if line, clash := d.seen[mk.Value]; clash {
-				d.fail(mk.Line, mk.Value, "set by the network mix and at line %d", line)
+				d.fail(mk.Line, mk.Value, "set by the %s point and at line %d", axis, line)
 				continue
 			}
 			d.mixKeys[mk.Value] = mk.Line

@@ -109,7 +109,7 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	intFlag("parity-shards", "parity shards of the erasure code in coded modes (tier3); 0: as many as data shards", "0", func(c *embedded.Config, v int) { c.ParityShards = v })
 	intFlag("push-width", "mesh peers each new segment is pushed to eagerly (phase-forwarding modes)", strconv.Itoa(diffusion.DefaultPushWidth), func(c *embedded.Config, v int) { c.PushWidth = v })
 	durFlag("pull-window", "disciplined pulls: how long a request may stay unanswered before the next announcer is asked", diffusion.DefaultPullRules.Window, func(c *embedded.Config, v time.Duration) { c.Pulls.Window = v })
-	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking", 0, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
+	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking (-1ns: at once)", diffusion.DefaultPullRules.Delay, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
 	durFlag("pull-ban", "disciplined pulls: how long a peer whose request lapsed is not asked", diffusion.DefaultPullRules.Ban, func(c *embedded.Config, v time.Duration) { c.Pulls.Ban = v })
 	floatFlag("withholders", "share of non-builder nodes that announce and never answer a request (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Withholders = v })
 	floatFlag("silent", "share of non-builder nodes that also forward nothing (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Silent = v })
