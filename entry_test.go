@@ -118,3 +118,31 @@ func TestEntryPointsFailClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenNetworkFailsTheSuite runs the @broken scenarios of
+// stress.feature — ordinary budget checks on a network the design says
+// must fail (segments without a code, the source omitting parts) — as the
+// suite runs any scenario, and requires the suite to fail naming the
+// stranded nodes, slots and parts held: proof that it fails closed on a
+// broken network. It opens embedded devnets, so it runs with make e2e
+// (SEGDIFF_E2E=1), not make test.
+func TestBrokenNetworkFailsTheSuite(t *testing.T) {
+	if os.Getenv("SEGDIFF_E2E") != "1" || os.Getenv(brokenEnv) != "" {
+		t.Skip("set SEGDIFF_E2E=1 (make e2e) to run the broken-network check")
+	}
+	reports := t.TempDir()
+	code, out := runSelf(t, []string{brokenEnv + "=1", "SEGDIFF_REPORTS_DIR=" + reports},
+		"-test.run=^TestFeatures$", "-test.count=1", "-godog.tags=@broken")
+	if code == 0 {
+		t.Fatalf("the suite passed on a broken network:\n%s", out)
+	}
+	for _, want := range []string{"completion from reveal", "never completed, holding", "of 23 parts"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, out)
+		}
+	}
+	t.Logf("the suite failed as it must (exit %d)", code)
+}
+
+// brokenEnv marks the subprocess of TestBrokenNetworkFailsTheSuite.
+const brokenEnv = "SEGDIFF_TEST_BROKEN"
