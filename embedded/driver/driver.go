@@ -95,7 +95,12 @@ var ErrMeshNotFormed = errors.New("gossipsub mesh did not form")
 type collector struct {
 	n        int
 	deferred []atomic.Int64
-	// onAll is called once per slot, when the last node completes it.
+	// honest marks the nodes network completion waits for: adversarial
+	// nodes (withholders, silent, mute) may never complete, and the
+	// design's accounting is over the honest network.
+	honest []bool
+	want   int
+	// onAll is called once per slot, when the last honest node completes it.
 	onAll func(slot uint64)
 
 	mu        sync.Mutex
@@ -103,8 +108,15 @@ type collector struct {
 	count     map[uint64]int
 }
 
-func newCollector(n int) *collector {
-	return &collector{n: n, deferred: make([]atomic.Int64, n), completed: map[uint64][]time.Time{}, count: map[uint64]int{}}
+func newCollector(honest []bool) *collector {
+	want := 0
+	for _, h := range honest {
+		if h {
+			want++
+		}
+	}
+	n := len(honest)
+	return &collector{n: n, honest: honest, want: want, deferred: make([]atomic.Int64, n), completed: map[uint64][]time.Time{}, count: map[uint64]int{}}
 }
 
 func (c *collector) Deferred(i int) { c.deferred[i].Add(1) }
@@ -119,8 +131,10 @@ func (c *collector) Completed(i int, slot uint64, t time.Time) {
 	all := false
 	if done[i].IsZero() {
 		done[i] = t
-		c.count[slot]++
-		all = c.count[slot] == c.n
+		if c.honest[i] {
+			c.count[slot]++
+			all = c.count[slot] == c.want
+		}
 	}
 	c.mu.Unlock()
 	if all && c.onAll != nil {
@@ -160,7 +174,11 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	net.Start()
 	start, wallStart := time.Now(), wallNow()
 	ctx, cancel := context.WithCancel(context.Background())
-	sink := newCollector(len(plan.Nodes))
+	honest := make([]bool, len(plan.Nodes))
+	for i, n := range plan.Nodes {
+		honest[i] = n.Role.Honest()
+	}
+	sink := newCollector(honest)
 	var nodes []*node.Node
 	// Bytes are also read at the instant the last node completes a slot:
 	// the design's accounting counts what nodes received by network
@@ -399,13 +417,16 @@ func slotResult(plan Plan, nodes []*node.Node, sink *collector, p Payload, revea
 		IWantSent:         make([]int64, n),
 		NetworkCompletion: -1,
 	}
+	if sink.want < n {
+		s.Honest = append([]bool(nil), sink.honest...)
+	}
 	done := sink.completions(p.Slot)
 	if atDone != nil {
 		s.DataBytesAtCompletion, s.ControlBytesAtCompletion = make([]int64, n), make([]int64, n)
 		last := time.Time{}
 		for i, tr := range atDone {
 			s.DataBytesAtCompletion[i], s.ControlBytesAtCompletion[i] = tr.Data, tr.Control
-			if done[i].After(last) {
+			if sink.honest[i] && done[i].After(last) {
 				last = done[i]
 			}
 		}
