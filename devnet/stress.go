@@ -72,7 +72,7 @@ func ParseStress(spec string) (string, map[string]float64, error) {
 	slices.Sort(keys)
 	terms := make([]string, len(keys))
 	for i, k := range keys {
-		terms[i] = k + "=" + strconv.FormatFloat(values[k], 'g', -1, 64)
+		terms[i] = k + "=" + strconv.FormatFloat(values[k], 'f', -1, 64)
 	}
 	return strings.Join(terms, ","), values, nil
 }

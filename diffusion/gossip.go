@@ -157,8 +157,11 @@ func (n *topicNode) InspectRPC(from peer.ID, rpc *pubsub.RPC) error {
 			switch {
 			case ours == 0:
 				kept = append(kept, iw)
-			case n.env.Drop(LossRequest):
-			case !answer:
+			case n.env.Drop(LossRequest), !answer:
+				// Lost on arrival, or never served: the payload ids go; the
+				// entry's other ids (gossipsub puts every topic's ids in
+				// one IWANT) stand, as loss applies to payload requests
+				// only.
 				iw.MessageIDs = n.otherIDs(iw.MessageIDs)
 				if len(iw.MessageIDs) > 0 {
 					kept = append(kept, iw)

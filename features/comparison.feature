@@ -6,10 +6,13 @@ Feature: Whole-payload versus segmented diffusion
   payloads against 0.73 s for 32 KiB segments.
 
   The gap grows with the number of store-and-forward hops a whole payload
-  makes. On the 32-node ci preset whole payloads need few hops (median
-  2.0-2.3 s), so batch-published segments measured 2.4-2.95x and sequentially
-  published ones 1.56-1.95x there over three runs; the 3x claim is checked on
-  the 500-node study configuration (study.feature, @slow).
+  makes; on the 32-node ci preset whole payloads need few (median 1.9-2.6 s
+  over seeds 7-16, sweeps/ci-budgets.yaml), and the 3x claim is checked on
+  the 500-node study configuration (study.feature, @slow). Measured ratios
+  of medians per seed there: segmented 1.35-2.00x, segmented-batch
+  2.29-3.24x, tier2 3.32-5.04x, tier3 3.77-5.24x. Each budget sits about
+  a quarter below the worst seed: the ratio carries the run-to-run spread
+  of both networks.
 
   Scenario Outline: <mode> diffusion is at least <speedup> times faster than whole payloads
     Given identical whole and <mode> devnets with preset "<preset>"
@@ -18,5 +21,7 @@ Feature: Whole-payload versus segmented diffusion
 
     Examples:
       | mode            | preset | slots | speedup |
-      | segmented-batch | ci     | 3     | 2.0     |
-      | segmented       | ci     | 3     | 1.3     |
+      | segmented-batch | ci     | 3     | 1.8     |
+      | segmented       | ci     | 3     | 1.1     |
+      | tier2           | ci     | 3     | 2.5     |
+      | tier3           | ci     | 3     | 2.8     |

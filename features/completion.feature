@@ -6,13 +6,17 @@ Feature: Payload completion from the builder's reveal
   slots (every revealed slot but the first). Budgets can be overridden with
   SEGDIFF_BUDGET_<KEY> (see features/README.md).
 
-  The embedded devnet runs stock go-libp2p-pubsub, which pushes every segment
-  to all of a node's mesh peers; the published 0.73 s median needs the
-  prototype's push-width and pull discipline, which only patched clients have.
-  Its Examples therefore carry regression budgets for that network, with
-  margin for run-to-run spread (measured on the 32-node ci preset over three
-  runs: median 1.18-1.28 s sequential, 0.78-0.83 s batch-published; slowest
-  node 1.23-1.43 s / 0.95-1.04 s), and the Kurtosis Examples carry the claim.
+  The embedded devnet's Examples are regression budgets for its reference
+  network (ci preset: 32 nodes, degree 20, home links), set from the sweep
+  sweeps/ci-budgets.yaml: one run of each of seeds 7-16 per mode (Intel Xeon,
+  2 cores; see embedded/README.md). Each budget is the worst seed's figure
+  plus about 20 % for the same seed's run-to-run spread (5-16 % measured),
+  so that SEGDIFF_SEED can name any of those seeds. Measured, worst seed:
+  segmented median 1.57 s, 90th percentile 1.75 s, slowest node 1.79 s;
+  segmented-batch 0.92 / 1.10 / 1.16 s; tier2 0.67 / 0.73 / 0.87 s; tier3
+  0.57 / 0.63 / 0.67 s. tier2 and tier3 carry the design's claim (median
+  at most 1 s, every node within 3 s); segmented and segmented-batch run
+  stock go-libp2p-pubsub's forwarding and are held to what it does.
 
   Scenario Outline: every node completes every warm payload within <max> of the reveal (<mode>)
     Given a <mode> devnet
@@ -24,8 +28,10 @@ Feature: Payload completion from the builder's reveal
     @embedded
     Examples: embedded devnet
       | mode            | slots | fill | payload | max | share | within |
-      | segmented       | 3     | 90%  | 1048576 | 3s  | 90%   | 1500ms |
-      | segmented-batch | 3     | 90%  | 1048576 | 3s  | 90%   | 1500ms |
+      | segmented       | 3     | 90%  | 1048576 | 3s  | 90%   | 2100ms |
+      | segmented-batch | 3     | 90%  | 1048576 | 3s  | 90%   | 1350ms |
+      | tier2           | 3     | 90%  | 1048576 | 3s  | 90%   | 900ms  |
+      | tier3           | 3     | 90%  | 1048576 | 3s  | 90%   | 800ms  |
 
     @kurtosis
     Examples: Kurtosis enclave
@@ -41,10 +47,24 @@ Feature: Payload completion from the builder's reveal
     @embedded
     Examples: embedded devnet
       | mode            | slots | fill | payload | p50    |
-      | segmented       | 3     | 90%  | 1048576 | 1750ms |
+      | segmented       | 3     | 90%  | 1048576 | 1900ms |
       | segmented-batch | 3     | 90%  | 1048576 | 1100ms |
+      | tier2           | 3     | 90%  | 1048576 | 800ms  |
+      | tier3           | 3     | 90%  | 1048576 | 700ms  |
 
     @kurtosis
     Examples: Kurtosis enclave
       | mode      | slots | fill | payload | p50 |
       | segmented | 3     | 90%  | 1048576 | 1s  |
+
+  Scenario Outline: the 99th percentile of completion stays below <p99> (<mode>)
+    Given a <mode> devnet
+    When the devnet has revealed <slots> warm payloads
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And the 99th percentile of completion from the reveal is at most <p99>
+
+    @embedded
+    Examples: embedded devnet
+      | mode  | slots | fill | payload | p99    |
+      | tier2 | 3     | 90%  | 1048576 | 1050ms |
+      | tier3 | 3     | 90%  | 1048576 | 800ms  |

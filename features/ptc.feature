@@ -16,6 +16,8 @@ Feature: PTC payload timeliness
       | whole           | 3     | 90%  | 1048576 |
       | segmented       | 3     | 90%  | 1048576 |
       | segmented-batch | 3     | 90%  | 1048576 |
+      | tier2           | 3     | 90%  | 1048576 |
+      | tier3           | 3     | 90%  | 1048576 |
 
     @kurtosis
     Examples: Kurtosis enclave

@@ -26,6 +26,7 @@ type Budget struct {
 var Budgets = map[string]Budget{
 	"COMPLETION_MAX":          {assertions.UnitSeconds, "every receiving node's completion of every warm payload, from the reveal (duration, e.g. 3s)"},
 	"COMPLETION_P50":          {assertions.UnitSeconds, "median completion from the reveal over nodes x warm slots (duration)"},
+	"COMPLETION_P99":          {assertions.UnitSeconds, "99th percentile (nearest rank) of completion from the reveal over nodes x warm slots (duration)"},
 	"COMPLETION_SHARE":        {assertions.UnitShare, "minimum share of completions within COMPLETION_SHARE_WITHIN (percent, e.g. 95%)"},
 	"COMPLETION_SHARE_WITHIN": {assertions.UnitSeconds, "the completion time that share refers to (duration)"},
 	"COPIES_P50":              {assertions.UnitCopies, "median payload copies received per node and warm slot (number)"},

@@ -33,6 +33,8 @@ var (
 		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: assertions.AllAtMost, plot: "every node"}
 	checkCompletionP50 = check{name: "median completion from reveal", key: "COMPLETION_P50",
 		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.5), plot: "median"}
+	checkCompletionP99 = check{name: "99th percentile of completion from reveal", key: "COMPLETION_P99",
+		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.99), plot: "99th percentile"}
 	checkCopiesP50 = check{name: "median payload copies per node and warm slot", key: "COPIES_P50",
 		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: quantile(0.5), plot: "median"}
 	checkCopiesMax = check{name: "payload copies, every node and warm slot", key: "COPIES_MAX",

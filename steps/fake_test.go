@@ -13,6 +13,7 @@ import (
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/metrics"
+	"github.com/segdiff/segdiff/mode"
 )
 
 // fakeBackend is registered for these tests only. Preset "fake-missing":
@@ -53,6 +54,15 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	if cfg.Preset == "fake-noptc" {
 		f.noPTC = 5
 	}
+	// A stress configuration acts as far as a fake can: payload-size sets
+	// the reported raw size, and omit leaves every receiver stranded unless
+	// the mode's parity spares the omitted parts.
+	_, stress, err := devnet.ParseStress(cfg.Stress)
+	if err != nil {
+		return nil, err
+	}
+	info, _ := mode.Lookup(mode.Mode(cfg.Mode))
+	stranded := stress["omit"] > 0 && !info.Coded
 	mux := http.NewServeMux()
 	f.srv = httptest.NewServer(mux)
 	for i := 0; i <= fakeReceivers; i++ {
@@ -75,6 +85,9 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 			rec.BlockInstalled(slot, start.Add(time.Duration(110+i)*time.Millisecond))
 			if i == 0 {
 				raw := 1 << 20
+				if v, ok := stress["payload-size"]; ok {
+					raw = int(v)
+				}
 				if cfg.Preset == "fake-small" {
 					raw = 4096 + int(slot)
 				}
@@ -83,7 +96,7 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 			}
 			delay := time.Duration(slowdown * float64(200+40*i) * float64(time.Millisecond))
 			rec.FirstArrival(slot, reveal.Add(delay/4))
-			if !(cfg.Preset == "fake-missing" && n.ID == "n03") {
+			if !(cfg.Preset == "fake-missing" && n.ID == "n03") && !stranded {
 				rec.Completed(slot, reveal.Add(delay))
 			}
 			rec.AddReceivedBytes(slot, metrics.KindData, int(bytesFactor*fakeCompressed*(1.2+0.02*float64(i))))

@@ -64,7 +64,7 @@ func (s *Suite) Plan(opts godog.Options) (Plan, error) {
 	}
 	// The suite's own tags are always known: a default filter such as
 	// "@embedded && ~@slow" stays valid on a path without @slow scenarios.
-	plan := Plan{Tags: []string{TagEmbedded, TagKurtosis, TagSlow}}
+	plan := Plan{Tags: []string{TagBroken, TagEmbedded, TagKurtosis, TagSlow}}
 	for _, f := range features {
 		for _, p := range f.Pickles {
 			for _, t := range p.Tags {

@@ -46,6 +46,7 @@ func (s *Suite) definitions() []definition {
 		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely},
 		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes},
 		{completion, "Then", `^the median completion from the reveal is at most (\S+)$`, s.medianCompletion},
+		{completion, "Then", `^the 99th percentile of completion from the reveal is at most (\S+)$`, s.tailCompletion},
 		{completion, "Then", `^at least (\S+) of completions are within (\S+) of the reveal$`, s.shareCompleted},
 		{bytes, "Then", `^the median node receives at most (\S+) payload copies per warm slot$`, s.medianCopies},
 		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
@@ -163,6 +164,10 @@ func (s *Suite) everyNodeCompletes(ctx context.Context, budget string) error {
 
 func (s *Suite) medianCompletion(ctx context.Context, budget string) error {
 	return measure(ctx, checkCompletionP50, budget)
+}
+
+func (s *Suite) tailCompletion(ctx context.Context, budget string) error {
+	return measure(ctx, checkCompletionP99, budget)
 }
 
 func (s *Suite) shareCompleted(ctx context.Context, share, within string) error {

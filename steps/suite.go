@@ -37,6 +37,9 @@ const (
 	TagEmbedded = "@embedded" // runs against the embedded devnet
 	TagKurtosis = "@kurtosis" // runs against a Kurtosis enclave
 	TagSlow     = "@slow"     // large networks (500 nodes); opt-in
+	// TagBroken marks scenarios built to fail (a broken network run as an
+	// ordinary budget check); opt-in, for proving the suite fails closed.
+	TagBroken = "@broken"
 )
 
 // Config configures a Suite. Zero values take the defaults named per field;
@@ -55,6 +58,9 @@ type Config struct {
 	Seed int64
 	// Slow runs @slow scenarios; otherwise they are skipped (SEGDIFF_SLOW=1).
 	Slow bool
+	// Broken runs @broken scenarios, which must fail; otherwise they are
+	// skipped.
+	Broken bool
 	// ReportsDir receives reports/<RunID>/; "" writes no report
 	// (SEGDIFF_REPORTS_DIR; default "reports").
 	ReportsDir string
@@ -169,6 +175,10 @@ func (s *Suite) Config() Config { return s.cfg }
 // SetSlow enables or disables @slow scenarios (TestFeatures enables them
 // when its tag filter selects @slow).
 func (s *Suite) SetSlow(on bool) { s.cfg.Slow = on }
+
+// SetBroken enables or disables @broken scenarios (TestFeatures enables
+// them when its tag filter selects @broken).
+func (s *Suite) SetBroken(on bool) { s.cfg.Broken = on }
 
 // SetPrefetch sets how many devnets Prefetch opens at once (0 disables).
 func (s *Suite) SetPrefetch(n int) { s.cfg.Prefetch = n }
@@ -450,6 +460,8 @@ func (s *Suite) skipReason(tags []string) string {
 		return fmt.Sprintf("not tagged %s", s.cfg.Tag)
 	case slices.Contains(tags, TagSlow) && !s.cfg.Slow:
 		return "@slow: set SEGDIFF_SLOW=1 or select @slow with -godog.tags"
+	case slices.Contains(tags, TagBroken) && !s.cfg.Broken:
+		return "@broken: built to fail; select @broken with -godog.tags to see the suite fail"
 	}
 	return ""
 }

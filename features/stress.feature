@@ -1,0 +1,71 @@
+@stress
+Feature: Diffusion under the design's stress list
+  The design was judged under a fixed list of stresses (5 % of data
+  deliveries or of requests lost; withholders that announce and never
+  answer, up to half the network; silent nodes that also forward nothing;
+  mute nodes that also announce nothing; a source that omits parts; uplinks
+  spread widely around the same mean; payloads from 128 KiB to 2 MiB), with
+  one verdict: every honest node inside 3 s. Adversarial nodes are placed
+  by the seed; the verdicts cover honest receivers only, and the report
+  says how many nodes held each role.
+
+  Budgets come from sweeps/stress-ci.yaml (ci preset, seeds 7-11, one run
+  each; the full table for segmented-batch, tier2 and tier3 is in
+  embedded/README.md): each is the worst seed's figure plus about 20 %.
+  Measured tier2 99th percentile, worst seed: withholders 1.10 s, silent
+  1.96 s, mute 1.49 s, data loss 0.87 s, request loss 0.82 s, spread
+  uplinks 1.66 s, 128 KiB 0.63 s, 2 MiB 1.17 s; tier3 with 4 parts omitted
+  0.59 s. Median copies per node and warm slot, worst seed: 2.5, 1.9, 1.8,
+  2.7, 2.6, 2.8, 2.4, 2.8 and 3.0 (adversarial nodes forward less, so
+  honest nodes receive less).
+
+  Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
+    Given a <mode> devnet under stress "<stress>"
+    When the devnet has revealed <slots> warm payloads
+    Then every warm payload is at least <fill> of <payload> bytes raw
+    And every node completes every warm payload within <max> of the reveal
+    And the 99th percentile of completion from the reveal is at most <p99>
+    And the median node receives at most <copies> payload copies per warm slot
+    And the PTC votes payload present in every warm slot
+
+    @embedded
+    Examples: ci preset, tier 2 and the code
+      | mode  | stress               | slots | fill | payload | max | p99    | copies |
+      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 1350ms | 3.0    |
+      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2400ms | 2.3    |
+      | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 1800ms | 2.2    |
+      | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 1050ms | 3.2    |
+      | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 1000ms | 3.1    |
+      | tier2 | uplink-spread=80%    | 3     | 90%  | 1048576 | 3s  | 2000ms | 3.4    |
+      | tier2 | payload-size=131072  | 3     | 90%  | 131072  | 3s  | 800ms  | 2.9    |
+      | tier2 | payload-size=2097152 | 3     | 90%  | 2097152 | 3s  | 1400ms | 3.4    |
+      | tier3 | omit=4               | 3     | 90%  | 1048576 | 3s  | 750ms  | 3.6    |
+
+  Scenario Outline: segments without a code strand every honest node when the source omits <omit> parts (<mode>)
+    The ci payload is 23 segments; without parity no node can stand in for
+    the parts the source never sent, so no honest node completes. The suite
+    must see that failure and name every stranded node with the parts it held.
+
+    Given a <mode> devnet under stress "omit=<omit>"
+    When the devnet has revealed <slots> warm payloads
+    Then no node completes any warm payload
+
+    @embedded
+    Examples: ci preset
+      | mode            | omit | slots |
+      | segmented-batch | 4    | 3     |
+
+  # A broken network run as an ordinary budget check: these rows must fail,
+  # naming the stranded nodes, slots and parts held. They are excluded from
+  # the default filters (~@broken); TestBrokenNetworkFailsTheSuite (make e2e)
+  # runs them and requires the suite to exit non-zero.
+  @broken
+  Scenario Outline: a source omitting <omit> parts fails the ordinary budgets (<mode>)
+    Given a <mode> devnet under stress "omit=<omit>"
+    When the devnet has revealed <slots> warm payloads
+    Then every node completes every warm payload within <max> of the reveal
+
+    @embedded
+    Examples: ci preset
+      | mode  | omit | slots | max |
+      | tier2 | 4    | 3     | 3s  |
