@@ -136,7 +136,7 @@ func TestBrokenNetworkFailsTheSuite(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("the suite passed on a broken network:\n%s", out)
 	}
-	for _, want := range []string{"completion from reveal", "never completed, holding", "of 23 parts"} {
+	for _, want := range []string{"completion from reveal", "nodes never completed", "never completed slots 2 (holding", "of 23 parts)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, out)
 		}

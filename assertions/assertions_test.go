@@ -93,7 +93,7 @@ func TestExtraction(t *testing.T) {
 			wantErr: "3 missing readings; node r2: series payload_diffusion_completed_timestamp_seconds missing (wanted slots 11, 12, 13)"},
 		{name: "node lacks one slot", extract: assertions.Completion, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"][assertions.SeriesCompleted], 12) }),
-			wantErr: "node r1: series payload_diffusion_completed_timestamp_seconds has no value for slot 12"},
+			wantErr: "1 nodes never completed (1 node-slots); node r1 never completed slot 12"},
 		{name: "builder lacks payload size", extract: assertions.Copies, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["b0"][assertions.SeriesPayloadSize], 13) }),
 			wantErr: `node b0: series payload_diffusion_payload_size_bytes{encoding="compressed"} has no value for slot 13`},
@@ -288,7 +288,15 @@ func TestStrandedNodeNamedWithPartsHeld(t *testing.T) {
 		t.Fatalf("%d receivers, want the two honest non-builders", got)
 	}
 	_, err := assertions.Completion(net, []uint64{2})
-	want := "node r2: series payload_diffusion_completed_timestamp_seconds has no value for slot 2 (never completed, holding 28 of 32 parts)"
+	// A node that completed no slot at all exports no completion series,
+	// yet received parts: it is stranded too, not a metrics gap.
+	never := assertions.Node{ID: "r3", Slots: map[assertions.Series]map[uint64]float64{
+		assertions.SeriesSegmentsRecv: {2: 19}}}
+	_, err3 := assertions.Completion(assertions.Network{Nodes: []assertions.Node{builder, never}}, []uint64{2})
+	if want := "node r3 never completed slot 2 (holding 19 of 32 parts)"; err3 == nil || !strings.Contains(err3.Error(), want) {
+		t.Errorf("Completion error = %v, want it to contain %q", err3, want)
+	}
+	want := "completion from reveal: 1 nodes never completed (1 node-slots); node r2 never completed slot 2 (holding 28 of 32 parts)"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Completion error = %v, want it to contain %q", err, want)
 	}

@@ -121,11 +121,20 @@ type MissingError struct {
 	// NoSeries is set when the node exports no value of the series at all.
 	NoSeries bool
 	// Detail says more about the gap, e.g. for a completion never reached
-	// how many parts the node held ("holds 28 of 32 parts").
+	// how many parts the node held ("holding 28 of 32 parts").
 	Detail string
+	// Stranded is set for a completion the node never reached although it
+	// took part in the slot: a diffusion failure, not a metrics gap.
+	Stranded bool
 }
 
 func (e *MissingError) Error() string {
+	if e.Stranded {
+		if e.Detail != "" {
+			return fmt.Sprintf("node %s never completed slot %d (%s)", e.Node, e.Slot, e.Detail)
+		}
+		return fmt.Sprintf("node %s never completed slot %d", e.Node, e.Slot)
+	}
 	detail := ""
 	if e.Detail != "" {
 		detail = " (" + e.Detail + ")"
@@ -143,16 +152,24 @@ type MissingReadings struct {
 }
 
 func (e *MissingReadings) Error() string {
-	// One clause per node and series, listing its slots.
+	// Stranded nodes first (a diffusion failure: node, slots, parts held),
+	// then metrics gaps; one clause per node and series, listing its slots.
 	type key struct {
 		node     string
 		series   Series
 		noSeries bool
+		stranded bool
 	}
 	var order []key
 	slots := map[key][]string{}
+	stranded, nodes := 0, map[string]bool{}
 	for _, m := range e.Missing {
-		k := key{m.Node, m.Series, m.NoSeries}
+		k := key{m.Node, m.Series, m.NoSeries && !m.Stranded, m.Stranded}
+		if m.Stranded {
+			k.series = ""
+			stranded++
+			nodes[m.Node] = true
+		}
 		if _, ok := slots[k]; !ok {
 			order = append(order, k)
 		}
@@ -162,8 +179,16 @@ func (e *MissingReadings) Error() string {
 		}
 		slots[k] = append(slots[k], slot)
 	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].stranded && !order[j].stranded })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d missing readings", e.What, len(e.Missing))
+	switch {
+	case stranded == len(e.Missing):
+		fmt.Fprintf(&b, "%s: %d nodes never completed (%d node-slots)", e.What, len(nodes), stranded)
+	case stranded > 0:
+		fmt.Fprintf(&b, "%s: %d nodes never completed (%d node-slots), and %d readings missing", e.What, len(nodes), stranded, len(e.Missing)-stranded)
+	default:
+		fmt.Fprintf(&b, "%s: %d missing readings", e.What, len(e.Missing))
+	}
 	for i, k := range order {
 		if i == maxListedMissing {
 			fmt.Fprintf(&b, "; and %d more nodes or series", len(order)-i)
@@ -173,9 +198,12 @@ func (e *MissingReadings) Error() string {
 		if len(slots[k]) > 1 {
 			plural = "s"
 		}
-		if k.noSeries {
+		switch {
+		case k.stranded:
+			fmt.Fprintf(&b, "; node %s never completed slot%s %s", k.node, plural, strings.Join(slots[k], ", "))
+		case k.noSeries:
 			fmt.Fprintf(&b, "; node %s: series %s missing (wanted slot%s %s)", k.node, k.series, plural, strings.Join(slots[k], ", "))
-		} else {
+		default:
 			fmt.Fprintf(&b, "; node %s: series %s has no value for slot%s %s", k.node, k.series, plural, strings.Join(slots[k], ", "))
 		}
 	}

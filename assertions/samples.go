@@ -73,8 +73,15 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 			v, err := node.Value(s, slot)
 			if err != nil {
 				m := *err.(*MissingError)
-				if s == SeriesCompleted && !m.NoSeries {
-					m.Detail = partsHeld(n, node, r)
+				if s == SeriesCompleted {
+					// A node that received parts of the slot implements the
+					// contract: it is stranded, whether or not it completed
+					// any other slot.
+					if d, ok := partsHeld(n, node, r); ok {
+						m.Detail, m.Stranded = d, true
+					} else if !m.NoSeries {
+						m.Stranded = true
+					}
 				}
 				miss.Missing = append(miss.Missing, m)
 				continue
@@ -187,16 +194,17 @@ func checkInputs(n Network, slots []uint64, what string) ([]Node, error) {
 func Microseconds(seconds float64) float64 { return math.Round(seconds*1e6) / 1e6 }
 
 // partsHeld says how many of the revealed payload's parts a node that never
-// completed it held: a stranded node is reported with what it lacked.
-func partsHeld(n Network, node Node, r Reveal) string {
+// completed it held (a stranded node is reported with what it lacked);
+// false when the node reports no parts received for the slot.
+func partsHeld(n Network, node Node, r Reveal) (string, bool) {
 	held, err := node.Value(SeriesSegmentsRecv, r.Slot)
 	if err != nil {
-		return "never completed"
+		return "", false
 	}
 	b, _ := n.node(r.Builder)
 	total, err := b.Value(SeriesSegments, r.Slot)
 	if err != nil {
-		return fmt.Sprintf("never completed, holding %.0f parts", held)
+		return fmt.Sprintf("holding %.0f parts", held), true
 	}
-	return fmt.Sprintf("never completed, holding %.0f of %.0f parts", held, total)
+	return fmt.Sprintf("holding %.0f of %.0f parts", held, total), true
 }

@@ -55,6 +55,9 @@ func Cut(body *eip8411.Body, l Layout) (*Group, error) {
 		return &Group{desc: g.Descriptor().Encode(), id: g.GroupID(), raw: g.RawSize(), compressed: g.CompressedSize(),
 			wire: g.CompressedSize(), parts: int(g.Descriptor().Count), v1: g}, nil
 	}
+	if l.Order == 0 {
+		l.Order = eip8411.OrderCompressThenCut // the zero Order, as documented
+	}
 	opts := []eip8411.Option{eip8411.WithSegmentSize(l.SegmentSize), eip8411.WithOrder(l.Order), eip8411.WithCoding(l.Coding)}
 	if l.Coding != eip8411.CodingNone && l.Parity > 0 {
 		opts = append(opts, eip8411.WithParityShards(l.Parity))

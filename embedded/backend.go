@@ -67,22 +67,10 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 		return nil, fmt.Errorf("open embedded devnet: %w", err)
 	}
 	endpoints := filepath.Join(dir, "endpoints.json")
-	args := []string{"sim", "--preset", preset, "--serve", "127.0.0.1:0", "--endpoints", endpoints}
-	if cfg.Mode != "" {
-		args = append(args, "--mode", string(cfg.Mode))
-	}
-	if cfg.Nodes != 0 {
-		args = append(args, "--nodes", strconv.Itoa(cfg.Nodes))
-	}
-	if cfg.Seed != 0 {
-		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
-	}
-	_, stress, err := devnet.ParseStress(cfg.Stress)
+	args, err := simArgs(cfg, preset, endpoints)
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(stress)) {
-		args = append(args, "--"+k, strconv.FormatFloat(stress[k], 'g', -1, 64))
 	}
 	cmd := exec.Command(bin, args...)
 	// The simulation's progress (and its summary table) reaches the user
@@ -294,4 +282,28 @@ func (d *embeddedDevnet) Close() error {
 		d.out.Flush()
 	})
 	return d.closeErr
+}
+
+// simArgs is the segdiff sim command line for cfg. Stress values are
+// written as plain decimals: the CLI parses counts (omit, payload-size) as
+// integers, so 2097152 must not become 2.097152e+06.
+func simArgs(cfg devnet.Config, preset, endpoints string) ([]string, error) {
+	args := []string{"sim", "--preset", preset, "--serve", "127.0.0.1:0", "--endpoints", endpoints}
+	if cfg.Mode != "" {
+		args = append(args, "--mode", string(cfg.Mode))
+	}
+	if cfg.Nodes != 0 {
+		args = append(args, "--nodes", strconv.Itoa(cfg.Nodes))
+	}
+	if cfg.Seed != 0 {
+		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
+	}
+	_, stress, err := devnet.ParseStress(cfg.Stress)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(stress)) {
+		args = append(args, "--"+k, strconv.FormatFloat(stress[k], 'f', -1, 64))
+	}
+	return args, nil
 }
