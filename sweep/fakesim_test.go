@@ -48,6 +48,9 @@ var testSetters = map[string]func(c *embedded.Config, v string) error{
 	"node-class":       func(c *embedded.Config, v string) error { c.NodeClass = devnet.LinkClass(v); return nil },
 	"builder-class":    func(c *embedded.Config, v string) error { c.BuilderClass = devnet.LinkClass(v); return nil },
 	"datacenter-share": floatSetter(func(c *embedded.Config, v float64) { c.DatacenterShare = v }),
+	"withholders":      floatSetter(func(c *embedded.Config, v float64) { c.Withholders = v }),
+	"silent":           floatSetter(func(c *embedded.Config, v float64) { c.Silent = v }),
+	"loss-data":        floatSetter(func(c *embedded.Config, v float64) { c.LossData = v }),
 }
 
 func intSetter(set func(*embedded.Config, int)) func(*embedded.Config, string) error {

@@ -25,6 +25,7 @@ const (
 	PlotLadder    = "ladder"
 	PlotCDFPrefix = "cdf-"
 	PlotSweep     = "sweep-p99"
+	PlotAdversary = "adversary-p99"
 )
 
 // WritePlots draws the sweep's figures into dir and returns the files: the
@@ -63,7 +64,109 @@ func (s *Summary) WritePlots(dir string) ([]string, error) {
 			return nil, err
 		}
 	}
+	f, err = s.adversary()
+	if err := save(f, PlotAdversary, err); err != nil {
+		return nil, err
+	}
 	return files, nil
+}
+
+// adversary draws the warm p99 against the share of adversarial nodes, one
+// line per role and mode (mean over seeds, bars min–max), when the sweep
+// varies a role's share: the stress list's "up to half the network". An
+// honest configuration of the same mode is every line's point at share 0;
+// configurations with other faults, or more than one role, are left out.
+// nil when no configuration has an adversarial share.
+func (s *Summary) adversary() (*report.Figure, error) {
+	type line struct{ role, mode string }
+	points := map[line][]*ConfigSummary{}
+	honest := map[string]*ConfigSummary{}
+	var order []line
+	for _, c := range s.Configurations {
+		if c.Faulted || len(c.Adversary) > 1 {
+			continue
+		}
+		if len(c.Adversary) == 0 {
+			honest[c.Mode] = c
+			continue
+		}
+		for role := range c.Adversary {
+			k := line{role, c.Mode}
+			if _, ok := points[k]; !ok {
+				order = append(order, k)
+			}
+			points[k] = append(points[k], c)
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(order, func(a, b line) int { return strings.Compare(a.mode+" "+a.role, b.mode+" "+b.role) })
+	censored := 0
+	f := report.NewFigure("Tail completion against adversarial nodes",
+		s.caption("warm slots, honest receivers; point: mean over seeds; bars: min–max; colour: mode, glyph: role"))
+	p := f.Plot
+	p.X.Label.Text = "share of non-builder nodes holding the role"
+	p.Y.Label.Text = "p99 completion, seconds from the reveal"
+	modes, roles := []string{}, []string{}
+	for _, k := range order {
+		if !slices.Contains(modes, k.mode) {
+			modes = append(modes, k.mode)
+		}
+		if !slices.Contains(roles, k.role) {
+			roles = append(roles, k.role)
+		}
+	}
+	ymax := 0.0
+	for _, k := range order {
+		cs := points[k]
+		if h, ok := honest[k.mode]; ok {
+			cs = append([]*ConfigSummary{h}, cs...)
+		}
+		slices.SortFunc(cs, func(a, b *ConfigSummary) int { return cmpFloat(a.Adversary[k.role], b.Adversary[k.role]) })
+		b := &seedBars{color: plotutil.Color(slices.Index(modes, k.mode)), shape: plotutil.Shape(slices.Index(roles, k.role)), label: k.mode + ", " + k.role}
+		var pts plotter.XYs
+		for _, c := range cs {
+			v := c.Warm.P99
+			if v.Never > 0 {
+				censored++
+				continue
+			}
+			x := c.Adversary[k.role]
+			b.add(x, x, x, float64(v.Mean), float64(v.Min), float64(v.Max))
+			pts = append(pts, plotter.XY{X: x, Y: float64(v.Mean)})
+			ymax = math.Max(ymax, float64(v.Max))
+		}
+		if err := b.draw(p); err != nil {
+			return nil, err
+		}
+		if len(pts) > 1 {
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, fmt.Errorf("write plots: %w", err)
+			}
+			l.Color = b.color
+			p.Add(l)
+		}
+		legendSwatch(f, k.mode+", "+k.role, b.color, b.shape)
+	}
+	if censored > 0 {
+		f.Legend.Add(fmt.Sprintf("not shown (p99 never reached): %d points", censored))
+	}
+	p.X.Min, p.X.Max = -0.02, 0.52
+	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.1, 0.1)
+	p.Y.Tick.Marker = niceTicks{}
+	return f, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // caption names the sweep, its grid, seeds and sizes, so a figure passed

@@ -18,6 +18,9 @@ func TestWritePlots(t *testing.T) {
 		{"modes × networks", smokeGrid, []string{"ladder.png", "ladder.svg", "cdf-whole.png", "cdf-segmented.svg"}},
 		{"one parameter", "fixed: {nodes: 16, degree: 14, payloads: 2}\naxes:\n  datacenter-share: [0, 0.2, 0.5]\n  seed: [1, 2]\n",
 			[]string{"ladder.png", "cdf-0.2.png", "sweep-p99.png", "sweep-p99.svg"}},
+		{"adversary shares", "fixed: {nodes: 16, degree: 14, payloads: 2}\ncolumns: mode\naxes:\n  mode: [segmented, tier2]\n" +
+			"  stress:\n    honest: {}\n    withholders25: {withholders: 0.25}\n    silent25: {silent: 0.25}\n    loss: {loss-data: 0.05}\n  seed: [1, 2]\n",
+			[]string{"ladder.png", "adversary-p99.png", "adversary-p99.svg"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +47,14 @@ func TestWritePlots(t *testing.T) {
 			}
 			if len(s.Varied) == 0 {
 				t.Error("nothing varied")
+			}
+			if got := slices.Contains(names, "adversary-p99.png"); got != slices.Contains(tt.want, "adversary-p99.png") {
+				t.Errorf("adversary plot written = %v, want %v", got, !got)
+			}
+			for _, c := range s.Configurations {
+				if c.Mode == "" || (c.Faulted != slices.ContainsFunc(c.Coords, func(co Coord) bool { return co.Label == "loss" })) {
+					t.Errorf("%s: mode %q, faulted %v", c.Configuration, c.Mode, c.Faulted)
+				}
 			}
 		})
 	}

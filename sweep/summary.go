@@ -127,7 +127,15 @@ type ConfigSummary struct {
 	Row           string     `json:"row"`
 	Column        string     `json:"column"`
 	Nodes         int        `json:"nodes"`
-	Seeds         []int64    `json:"seeds"`
+	// Mode is the configuration's diffusion mode; Adversary its share of
+	// adversarial nodes by role ("withholder": 0.5), empty on an honest
+	// network; Faulted is set when it has faults besides roles (loss,
+	// omitted parts, spread uplinks) or a payload size other than the
+	// preset's, which the adversary plot leaves out.
+	Mode      string             `json:"mode"`
+	Adversary map[string]float64 `json:"adversary,omitempty"`
+	Faulted   bool               `json:"faulted,omitempty"`
+	Seeds     []int64            `json:"seeds"`
 	Hashes        []string   `json:"hashes"`
 	Warm          PhaseStats `json:"warm"`
 	Cold          PhaseStats `json:"cold"`
@@ -197,7 +205,8 @@ func Summarize(cells []*CellResult) (*Summary, error) {
 		}
 		key := c.Configuration()
 		if _, ok := byConfig[key]; !ok {
-			cs := &ConfigSummary{Configuration: key, Coords: withoutSeed(c.Coords), Nodes: c.Config.Nodes, Column: "all"}
+			cs := &ConfigSummary{Configuration: key, Coords: withoutSeed(c.Coords), Nodes: c.Config.Nodes, Column: "all",
+				Mode: string(c.Config.Mode), Adversary: adversaryOf(c.Config), Faulted: faulted(c.Config)}
 			var row []string
 			for _, co := range cs.Coords {
 				if co.Axis == s.Columns {
@@ -301,4 +310,24 @@ func (s *Summary) Config(row, column string) *ConfigSummary {
 		}
 	}
 	return nil
+}
+
+// adversaryOf returns a configuration's adversarial shares by role.
+func adversaryOf(c embedded.Config) map[string]float64 {
+	out := map[string]float64{}
+	for role, share := range map[string]float64{"withholder": c.Withholders, "silent": c.Silent, "mute": c.Mute} {
+		if share > 0 {
+			out[role] = share
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// faulted reports faults other than roles, or a payload size other than
+// the presets' 1 MiB.
+func faulted(c embedded.Config) bool {
+	return c.LossData > 0 || c.LossRequests > 0 || c.Omit > 0 || c.UplinkSpread > 0 || c.PayloadSize != embedded.DefaultConfig().PayloadSize
 }
