@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,6 +76,13 @@ type Client struct {
 	// cl_extra_params / el_extra_params when the entry is referenced.
 	CLExtraParams []string `yaml:"cl_extra_params"`
 	ELExtraParams []string `yaml:"el_extra_params"`
+	// Roles maps an adversarial diffusion role (RoleNames; not relay, the
+	// default every client runs without parameters) to the extra CL
+	// parameters that make this image play it. A participant asking for a
+	// role (its segdiff.role) gets them appended to its cl_extra_params; a
+	// role the entry does not list is refused (ResolveParticipants and
+	// `segdiff params check`).
+	Roles map[string][]string `yaml:"roles"`
 	// Mode is the diffusion mode the image runs with these parameters
 	// (whole, segmented or segmented-batch).
 	Mode string `yaml:"mode"`
@@ -310,6 +318,7 @@ func (m *Manifest) validateClient(i int) []error {
 			bad("extra_params", "entry %d: want a flag starting with '-', got %q", j, p)
 		}
 	}
+	errs = append(errs, m.checkRoles(i)...)
 	for j, p := range c.Params {
 		if p == "" || filepath.IsAbs(p) || strings.Contains(p, "..") {
 			bad("params", "entry %d: want a repository-relative path, got %q", j, p)
@@ -341,6 +350,34 @@ func (m *Manifest) validateClient(i int) []error {
 		bad("build.dockerfile", "%v", err)
 	}
 	errs = append(errs, m.checkPatchList(i)...)
+	return errs
+}
+
+// checkRoles checks the roles mapping: known adversarial roles of a CL
+// entry, each with at least one flag.
+func (m *Manifest) checkRoles(i int) []error {
+	c := &m.Clients[i]
+	var errs []error
+	bad := func(key, format string, args ...any) { errs = append(errs, m.fieldErr(i, key, format, args...)) }
+	if len(c.Roles) > 0 && c.Layer != LayerCL {
+		bad("roles", "only a cl entry can map roles: they are beacon-node flags")
+	}
+	for _, role := range slices.Sorted(maps.Keys(c.Roles)) {
+		key := "roles." + role
+		switch {
+		case role == RoleRelay:
+			bad(key, "relay is every client's default and takes no parameters; map only %s", strings.Join(adversarialRoles(), ", "))
+		case !slices.Contains(roleNames, role):
+			bad(key, "unknown role %q; use one of %s", role, strings.Join(adversarialRoles(), ", "))
+		case len(c.Roles[role]) == 0:
+			bad(key, "no parameters: list the flags that make the image play %s", role)
+		}
+		for j, p := range c.Roles[role] {
+			if !paramRE.MatchString(p) {
+				bad(key, "entry %d: want a flag starting with '-', got %q", j, p)
+			}
+		}
+	}
 	return errs
 }
 

@@ -48,17 +48,23 @@ var imageKeys = []struct{ image, layer, params string }{
 // ethereum-package args whose cl_image or el_image is an "@clients/<name>"
 // reference: the image becomes the entry's tag, the entry's
 // cl_extra_params / el_extra_params are appended to the participant's, and a
-// cl entry's vc_image fills an empty vc_image. It covers participants[] and
-// the cl/el lists of participants_matrix. Args without participants are
-// left alone. An unknown reference, a reference of the wrong layer or a
-// malformed participant is an error naming the list, index and key; on error
-// args may be partly rewritten. Resolving twice is a no-op the second time.
+// cl entry's vc_image fills an empty vc_image. A participant whose
+// segdiff.role is not relay also gets the flags its CL entry maps that role
+// to (Client.Roles) appended to its cl_extra_params; its segdiff section is
+// kept (the Kurtosis package reads the role, and removes the section before
+// ethereum-package sees it). It covers participants[] and the cl/el lists of
+// participants_matrix (a role belongs on participants[] or
+// participants_matrix.cl[]). Args without participants are left alone. An
+// unknown reference, a reference of the wrong layer, a role the
+// participant's CL image has no flag for, an unknown role or a malformed
+// participant is an error naming the list, index and key; on error args may
+// be partly rewritten. Resolving twice is a no-op the second time.
 func ResolveParticipants(args map[string]any, m *Manifest) error {
 	if m == nil {
 		return fmt.Errorf("resolve participants: no client manifest")
 	}
 	if raw, ok := args["participants"]; ok && raw != nil {
-		if err := resolveList("participants", raw, m); err != nil {
+		if err := resolveList("participants", raw, m, true); err != nil {
 			return err
 		}
 	}
@@ -69,7 +75,7 @@ func ResolveParticipants(args map[string]any, m *Manifest) error {
 		}
 		for _, key := range []string{"cl", "el"} {
 			if list, ok := matrix[key]; ok && list != nil {
-				if err := resolveList("participants_matrix."+key, list, m); err != nil {
+				if err := resolveList("participants_matrix."+key, list, m, key == "cl"); err != nil {
 					return err
 				}
 			}
@@ -78,7 +84,9 @@ func ResolveParticipants(args map[string]any, m *Manifest) error {
 	return nil
 }
 
-func resolveList(where string, raw any, m *Manifest) error {
+// resolveList resolves one list of participants; roles tells whether its
+// entries may carry a segdiff.role (the beacon node's entries).
+func resolveList(where string, raw any, m *Manifest, roles bool) error {
 	list, ok := raw.([]any)
 	if !ok {
 		return fmt.Errorf("resolve participants: %s: want a list, got %T", where, raw)
@@ -88,7 +96,7 @@ func resolveList(where string, raw any, m *Manifest) error {
 		if !ok {
 			return fmt.Errorf("resolve participants: %s[%d]: want a mapping, got %T", where, i, item)
 		}
-		if err := resolveParticipant(p, m); err != nil {
+		if err := resolveParticipant(p, m, roles); err != nil {
 			return fmt.Errorf("resolve participants: %s[%d].%w", where, i, err)
 		}
 	}
@@ -105,7 +113,14 @@ type keyErr struct {
 func (e *keyErr) Error() string { return e.key + ": " + e.err.Error() }
 func (e *keyErr) Unwrap() error { return e.err }
 
-func resolveParticipant(p map[string]any, m *Manifest) error {
+func resolveParticipant(p map[string]any, m *Manifest, roles bool) error {
+	if _, has := p[ParticipantKey]; has && !roles {
+		return &keyErr{ParticipantKey, fmt.Errorf("a role belongs on the beacon node's entry: participants[] or participants_matrix.cl[]")}
+	}
+	role, err := participantRole(p)
+	if err != nil {
+		return err
+	}
 	for _, k := range imageKeys {
 		raw, ok := p[k.image]
 		if !ok || raw == nil {
@@ -143,6 +158,43 @@ func resolveParticipant(p map[string]any, m *Manifest) error {
 			}
 		}
 	}
+	if role == "" || role == RoleRelay {
+		return nil
+	}
+	return resolveRole(p, m, role)
+}
+
+// resolveRole appends the flags that make the participant's CL image play
+// role. The image is already resolved, so the entry is found by its tag
+// (which also finds it on a second resolve, where the flags are present).
+func resolveRole(p map[string]any, m *Manifest, role string) error {
+	key := ParticipantKey + "." + RoleKey
+	image, _ := p["cl_image"].(string)
+	c := m.lookupImage(image)
+	switch {
+	case image == "":
+		return &keyErr{key, fmt.Errorf("%s needs a flag from a client image in %s, but cl_image is not set (ethereum-package's default image has none); clients with role flags: %s",
+			role, m.Path, m.RoleClients())}
+	case c == nil:
+		return &keyErr{key, fmt.Errorf("%s needs a flag from a client image in %s, but cl_image %s is none of its entries; clients with role flags: %s",
+			role, m.Path, image, m.RoleClients())}
+	case c.Layer != LayerCL:
+		return &keyErr{key, fmt.Errorf("%s needs a beacon-node image, but cl_image is client %q, a %s image", role, c.Name, c.Layer)}
+	}
+	flags, ok := c.Roles[role]
+	if !ok {
+		has := strings.Join(c.RoleNamesOf(), ", ")
+		if has == "" {
+			has = "none"
+		}
+		return &keyErr{key, fmt.Errorf("client %q has no flag for role %s in %s (its roles: %s); clients with role flags: %s",
+			c.Name, role, m.Path, has, m.RoleClients())}
+	}
+	merged, err := appendParams(p["cl_extra_params"], flags)
+	if err != nil {
+		return &keyErr{"cl_extra_params", err}
+	}
+	p["cl_extra_params"] = merged
 	return nil
 }
 

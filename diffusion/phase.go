@@ -261,20 +261,22 @@ func (n *phasedNode) loop(ctx context.Context) {
 			return
 		case <-n.wake:
 		}
-		for {
-			n.qmu.Lock()
-			work := n.queue
-			n.queue = nil
-			n.qmu.Unlock()
-			if len(work) == 0 {
-				break
-			}
-			for _, f := range work {
-				f()
-			}
+		for n.runQueued() {
 			n.flush(ctx)
 		}
 	}
+}
+
+// runQueued runs the work queued so far and reports whether there was any.
+func (n *phasedNode) runQueued() bool {
+	n.qmu.Lock()
+	work := n.queue
+	n.queue = nil
+	n.qmu.Unlock()
+	for _, f := range work {
+		f()
+	}
+	return len(work) > 0
 }
 
 // onIncomingRPC runs on pubsub's event loop: it copies the RPC and queues it.

@@ -473,17 +473,7 @@ func newPhaseNode(t *testing.T, f fixture, role Role) (*phasedNode, *fakeEnv) {
 
 // drain runs the work the node's callbacks queued for its loop.
 func (n *phasedNode) drain() {
-	for {
-		n.qmu.Lock()
-		work := n.queue
-		n.queue = nil
-		n.qmu.Unlock()
-		if len(work) == 0 {
-			return
-		}
-		for _, f := range work {
-			f()
-		}
+	for n.runQueued() {
 	}
 }
 
