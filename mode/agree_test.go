@@ -35,7 +35,7 @@ func TestEveryListAgrees(t *testing.T) {
 		{"diffusion policies (the embedded devnet runs every mode)", policies, all},
 		{"metrics contract mode label", metrics.Modes, all},
 		{"network-params segdiff.mode values", params.SegdiffModes, clients},
-		{"kurtosis/src/package_io/constants.star MODES", starlarkModes(t), clients},
+		{"kurtosis/src/package_io/constants.star MODES", starlarkList(t, "MODES"), clients},
 	} {
 		if !slices.Equal(tc.got, tc.want) {
 			t.Errorf("%s: %q, want %q (package mode)", tc.name, tc.got, tc.want)
@@ -74,9 +74,32 @@ func TestEveryListAgrees(t *testing.T) {
 	}
 }
 
-// starlarkModes executes the Kurtosis package's constants.star and returns
-// its MODES.
-func starlarkModes(t *testing.T) []string {
+// TestEveryRoleListAgrees: the diffusion roles a network-params participant
+// may ask for (segdiff.role) are package diffusion's, in every list that
+// names them: clientpatch (clients.yaml roles:, resolution), params (the
+// check) and the Kurtosis package's constants.star.
+func TestEveryRoleListAgrees(t *testing.T) {
+	want := diffusion.RoleNames()
+	for _, tc := range []struct {
+		name string
+		got  []string
+	}{
+		{"clientpatch.RoleNames", clientpatch.RoleNames()},
+		{"params.Roles", params.Roles},
+		{"kurtosis/src/package_io/constants.star DIFFUSION_ROLES", starlarkList(t, "DIFFUSION_ROLES")},
+	} {
+		if !slices.Equal(tc.got, want) {
+			t.Errorf("%s: %q, want %q (diffusion.RoleNames)", tc.name, tc.got, want)
+		}
+	}
+	if _, err := diffusion.RoleNamed(clientpatch.RoleRelay); err != nil {
+		t.Errorf("the default role: %v", err)
+	}
+}
+
+// starlarkList executes the Kurtosis package's constants.star and returns
+// its list of strings called name.
+func starlarkList(t *testing.T, name string) []string {
 	t.Helper()
 	path := filepath.Join("..", "kurtosis", "src", "package_io", "constants.star")
 	predeclared := starlark.StringDict{"struct": starlark.NewBuiltin("struct", starlarkstruct.Make)}
@@ -84,15 +107,15 @@ func starlarkModes(t *testing.T) []string {
 	if err != nil {
 		t.Fatalf("exec %s: %v", path, err)
 	}
-	list, ok := globals["MODES"].(*starlark.List)
+	list, ok := globals[name].(*starlark.List)
 	if !ok {
-		t.Fatalf("%s: MODES is %v, want a list", path, globals["MODES"])
+		t.Fatalf("%s: %s is %v, want a list", path, name, globals[name])
 	}
 	var out []string
 	for i := range list.Len() {
 		s, ok := starlark.AsString(list.Index(i))
 		if !ok {
-			t.Fatalf("%s: MODES[%d] is not a string", path, i)
+			t.Fatalf("%s: %s[%d] is not a string", path, name, i)
 		}
 		out = append(out, s)
 	}

@@ -50,8 +50,12 @@ type Checker struct {
 // ClientType is what the checker needs of a client-patches entry: its layer
 // ("cl" or "el") and the ethereum-package client type it was built for. Empty
 // fields are not checked. Mode, when set on a CL entry, must equal the
-// file's segdiff.mode (default segmented).
-type ClientType struct{ Layer, Type, Mode string }
+// file's segdiff.mode (default segmented). Roles are the diffusion roles the
+// entry maps to flags; a participant may ask only for those (or relay).
+type ClientType struct {
+	Layer, Type, Mode string
+	Roles             []string
+}
 
 // Option configures a Checker.
 type Option func(*Checker)
@@ -81,14 +85,15 @@ func WithClientTypes(source string, entries map[string]ClientType) Option {
 }
 
 // WithManifest is WithClients from a loaded client-patches manifest; it also
-// checks that an entry is used for its layer (cl_image / el_image) and with
-// the cl_type / el_type it was built for.
+// checks that an entry is used for its layer (cl_image / el_image), with
+// the cl_type / el_type it was built for, and that a participant's
+// segdiff.role is one its CL entry has flags for.
 func WithManifest(m *clientpatch.Manifest) Option {
 	return func(c *Checker) {
 		c.clientsSource = m.Path
 		c.clients = make(map[string]ClientType, len(m.Clients))
 		for _, cl := range m.Clients {
-			c.clients[cl.Name] = ClientType{Layer: cl.Layer, Type: cl.Type, Mode: cl.Mode}
+			c.clients[cl.Name] = ClientType{Layer: cl.Layer, Type: cl.Type, Mode: cl.Mode, Roles: cl.RoleNamesOf()}
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package params
 
-import "github.com/segdiff/segdiff/mode"
+import (
+	"github.com/segdiff/segdiff/clientpatch"
+	"github.com/segdiff/segdiff/mode"
+)
 
 // EthereumPackageCommit is the ethpandaops/ethereum-package commit the key
 // tables below describe. They are copied from that commit's
@@ -221,11 +224,21 @@ var (
 		"mode":         nil,
 		"prometheus":   {"scrape_interval", "image"},
 		"grafana":      {"enabled", "image"},
-		"link_classes": {"default", "overrides", "custom"},
+		"link_classes": {"default", "overrides", "custom", "home", "datacenter"},
 		"load":         LoadKeys,
 	}
 	SegdiffModes          = mode.ClientNames()
 	LinkClasses           = []string{"home", "datacenter", "custom"}
 	LinkClassOverrideKeys = []string{"participant", "class"}
-	LinkClassCustomKeys   = []string{"up_mbps", "down_mbps", "latency_ms"}
+	LinkClassCustomKeys   = []string{"up_mbps", "down_mbps", "latency_ms", "loss_percent"}
+	// LinkClassFixedKeys are the keys of segdiff.link_classes.home and
+	// .datacenter: their rates are the study's, only a loss can be added.
+	LinkClassFixedKeys = []string{"loss_percent"}
+	// ParticipantSegdiffKeys are the keys of a participant's own segdiff
+	// section (participants[] and participants_matrix.cl[] entries), which
+	// `segdiff devnet up` and the package read and ethereum-package never sees.
+	ParticipantSegdiffKeys = []string{clientpatch.RoleKey}
+	// Roles are the diffusion roles segdiff.role takes (package diffusion's
+	// names; relay is the default).
+	Roles = clientpatch.RoleNames()
 )

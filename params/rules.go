@@ -39,6 +39,7 @@ var Rules = []Rule{
 	{Name: "mev-type", Source: "input_parser.star: Unsupported MEV type", check: (*run).mevType},
 	{Name: "buildoor", Source: "input_parser.star: buildoor_params.instances", check: (*run).buildoor},
 	{Name: "disruptoor-shaping", Source: "src/disruptoor/disruptoor_launcher.star: translate_shaping", check: (*run).disruptoorShaping},
-	// our section (rules_segdiff.go)
+	// our section and our per-participant keys (rules_segdiff.go)
 	{Name: "segdiff", check: (*run).segdiff},
+	{Name: "roles", check: (*run).roles},
 }

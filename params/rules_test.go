@@ -109,6 +109,14 @@ func TestRules(t *testing.T) {
 			"count for participant 2 must be an integer >= 1, got 0."},
 		// client-types
 		{"client-types", "el_type null", "participants: [{el_type: null, supernode: true}]\n", ""},
+		// roles
+		{"roles", "relay anywhere, without a manifest", "participants: [{cl_type: teku, supernode: true, segdiff: {role: relay}}]\n", ""},
+		{"roles", "an adversarial role needs the manifest", "participants: [{cl_type: prysm, cl_image: x/y:z, supernode: true, segdiff: {role: silent}}]\n",
+			"participants[0].segdiff.role: role silent is played by flags a client-patches entry maps it to, but no client manifest was loaded"},
+		{"roles", "a matrix cl entry may carry it", "participants_matrix: {el: [{}], cl: [{supernode: true, segdiff: {role: relay}}]}\n", ""},
+		{"roles", "the section must be a map", "participants: [{supernode: true, segdiff: withholder}]\n", "participants[0].segdiff: must be a map, got \"withholder\""},
+		{params.RuleKeys, "not on an el matrix entry", "participants_matrix: {el: [{segdiff: {role: relay}}], cl: [{supernode: true}]}\n",
+			"participants_matrix.el[0].segdiff: unknown key; ethereum-package fails: Invalid parameter segdiff for el."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule+"/"+tt.name, func(t *testing.T) {
@@ -138,7 +146,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 	}
 	covered := map[string]bool{
 		// TestCheck cases
-		"network-name": true, "client-refs": true, "client-modes": true, "segdiff": true,
+		"network-name": true, "client-refs": true, "client-modes": true, "segdiff": true, "roles": true,
 	}
 	for _, c := range cases {
 		covered[c.Rule] = true

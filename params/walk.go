@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/segdiff/segdiff/clientpatch"
 )
 
 // RuleKeys names the problems of the key walk: keys not in keys.go's tables
@@ -211,7 +213,7 @@ func (r *run) expand(f *facts) []participant {
 			if !ok {
 				continue
 			}
-			r.knownKeys(ps, path, ParticipantKeys, "Invalid parameter %s for participants. Allowed fields: [...]")
+			r.knownKeys(ps, path, append(slices.Clone(ParticipantKeys), clientpatch.ParticipantKey), "Invalid parameter %s for participants. Allowed fields: [...]")
 			f.entries = append(f.entries, entry{path: path, n: item, ps: ps})
 			list = append(list, merge(entry{path: path, ps: ps}))
 		}
@@ -279,7 +281,12 @@ func (r *run) matrix(n *yaml.Node, f *facts) []participant {
 			if !ok {
 				continue
 			}
-			r.knownKeys(ips, ip, keys, "Invalid parameter %s for "+p.key+". Allowed fields: [...]")
+			allowed := keys
+			if p.key == "cl" {
+				// The beacon node's entry may carry our segdiff section too.
+				allowed = append(slices.Clone(keys), clientpatch.ParticipantKey)
+			}
+			r.knownKeys(ips, ip, allowed, "Invalid parameter %s for "+p.key+". Allowed fields: [...]")
 			e := entry{path: ip, n: item, ps: ips, layer: p.key}
 			f.entries = append(f.entries, e)
 			layers[p.key] = append(layers[p.key], e)

@@ -122,11 +122,11 @@ func (m Metric) HigherIsWorse() bool { return m != MetricWithin }
 type ConfigSummary struct {
 	// Configuration is "mode=whole network=home"; Row and Column place it
 	// in the tables (Column is the column axis's label, Row the others').
-	Configuration string     `json:"configuration"`
-	Coords        []Coord    `json:"coords"`
-	Row           string     `json:"row"`
-	Column        string     `json:"column"`
-	Nodes         int        `json:"nodes"`
+	Configuration string  `json:"configuration"`
+	Coords        []Coord `json:"coords"`
+	Row           string  `json:"row"`
+	Column        string  `json:"column"`
+	Nodes         int     `json:"nodes"`
 	// Mode is the configuration's diffusion mode; Adversary its share of
 	// adversarial nodes by role ("withholder": 0.5), empty on an honest
 	// network; Faulted is set when it has faults besides roles (loss,
@@ -136,9 +136,9 @@ type ConfigSummary struct {
 	Adversary map[string]float64 `json:"adversary,omitempty"`
 	Faulted   bool               `json:"faulted,omitempty"`
 	Seeds     []int64            `json:"seeds"`
-	Hashes        []string   `json:"hashes"`
-	Warm          PhaseStats `json:"warm"`
-	Cold          PhaseStats `json:"cold"`
+	Hashes    []string           `json:"hashes"`
+	Warm      PhaseStats         `json:"warm"`
+	Cold      PhaseStats         `json:"cold"`
 	// WallSeconds is each seed's cell wall time; PeakRSSBytes the largest
 	// cell peak.
 	WallSeconds  Spread `json:"wall_seconds"`

@@ -34,7 +34,7 @@ func TestPatchesCheck_Repository(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "prysm-segmented: 5 patches") {
+	if !strings.Contains(out, "prysm-segmented: 6 patches") {
 		t.Fatalf("output: %s", out)
 	}
 }

@@ -141,8 +141,9 @@ func openOrCreate(ctx context.Context, kc *kurtosis_context.KurtosisContext, p *
 }
 
 // loadParams runs the params check, reads the YAML, resolves client-patch
-// image references and returns the args as JSON. A `segdiff.link_classes`
-// section turns on privileged mode, which link shaping needs.
+// image references and participants' segdiff.role flags, and returns the
+// args as JSON. A `segdiff.link_classes` section turns on privileged mode,
+// which link shaping needs.
 func loadParams(p *parameters) (string, error) {
 	if p.check != nil {
 		if err := p.check(p.paramsFile); err != nil {
@@ -160,13 +161,13 @@ func loadParams(p *parameters) (string, error) {
 	if len(args) == 0 {
 		return "", fmt.Errorf("read params %s: empty document", p.paramsFile)
 	}
-	if hasImageRef(args) {
+	if hasImageRef(args) || clientpatch.HasRoles(args) {
 		m, err := clientpatch.LoadFile(p.manifest)
 		if err != nil {
-			return "", fmt.Errorf("resolve %s images in %s: %w", clientpatch.ImageRefPrefix, p.paramsFile, err)
+			return "", fmt.Errorf("resolve %s images and roles in %s: %w", clientpatch.ImageRefPrefix, p.paramsFile, err)
 		}
 		if err := clientpatch.ResolveParticipants(args, m); err != nil {
-			return "", fmt.Errorf("resolve %s images in %s: %w", clientpatch.ImageRefPrefix, p.paramsFile, err)
+			return "", fmt.Errorf("resolve %s images and roles in %s: %w", clientpatch.ImageRefPrefix, p.paramsFile, err)
 		}
 	}
 	if sd, ok := args["segdiff"].(map[string]any); ok && sd["link_classes"] != nil && !p.privileged {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/segdiff/segdiff/clientpatch"
 	"github.com/segdiff/segdiff/devnet"
 )
 
@@ -47,6 +50,9 @@ func (o *RunOutput) check() error {
 			default:
 				return fmt.Errorf("segdiff_nodes[%d].roles[%d]: unknown role %q (want node, proposer or builder)", i, j, r)
 			}
+		}
+		if n.DiffusionRole != "" && !slices.Contains(clientpatch.RoleNames(), n.DiffusionRole) {
+			return fmt.Errorf("segdiff_nodes[%d].diffusion_role: unknown role %q (want one of %s)", i, n.DiffusionRole, strings.Join(clientpatch.RoleNames(), ", "))
 		}
 		switch devnet.LinkClass(n.LinkClass) {
 		case devnet.LinkHome, devnet.LinkDatacenter, devnet.LinkCustom:

@@ -26,6 +26,12 @@ func TestParseRunOutput(t *testing.T) {
 		{name: "no cl service", mutate: func(m map[string]any) { node(m, 0)["cl_service"] = "" }, wantErr: "segdiff_nodes[0].cl_service"},
 		{name: "unknown role", mutate: func(m map[string]any) { node(m, 1)["roles"] = []any{"node", "relay"} }, wantErr: `roles[1]: unknown role "relay"`},
 		{name: "no roles", mutate: func(m map[string]any) { node(m, 0)["roles"] = []any{} }, wantErr: "roles: empty"},
+		{name: "diffusion roles", mutate: func(m map[string]any) {
+			node(m, 0)["diffusion_role"] = "withholder"
+			node(m, 1)["diffusion_role"] = "relay"
+		}},
+		{name: "unknown diffusion role", mutate: func(m map[string]any) { node(m, 1)["diffusion_role"] = "byzantine" },
+			wantErr: `segdiff_nodes[1].diffusion_role: unknown role "byzantine" (want one of mute, relay, silent, withholder)`},
 		{name: "unknown link class", mutate: func(m map[string]any) { node(m, 0)["link_class"] = "fibre" }, wantErr: "link_class"},
 		{name: "no prometheus", mutate: func(m map[string]any) { m["prometheus_service"] = "" }, wantErr: "prometheus_service"},
 		{name: "unknown mode", mutate: func(m map[string]any) { m["mode"] = "gossip" }, wantErr: "mode:"},

@@ -34,4 +34,8 @@ type OutputNode struct {
 	Client    string   `json:"client"`
 	LinkClass string   `json:"link_class"`
 	Roles     []string `json:"roles"`
+	// DiffusionRole is how the node treats payload messages: its
+	// participant's segdiff.role (relay, withholder, silent or mute); ""
+	// from a package that predates roles, read as relay.
+	DiffusionRole string `json:"diffusion_role,omitempty"`
 }

@@ -310,8 +310,9 @@ clients:
     type: prysm
     image: segdiff/prysm:segmented-test
     cl_extra_params: ["--payload-diffusion=segmented"]
+    roles: {withholder: ["--segdiff-dev-role=withholder"]}
 `)
-	params := writeFile(t, "p.yaml", strings.Replace(testParams, "cl_type: prysm", "cl_type: prysm\n    cl_image: \"@clients/prysm-segmented\"", 1))
+	params := writeFile(t, "p.yaml", strings.Replace(testParams, "cl_type: prysm", "cl_type: prysm\n    cl_image: \"@clients/prysm-segmented\"\n    segdiff: {role: withholder}", 1))
 	log := &syncBuffer{}
 	p := append(upParams(t, "patched", writePackage(t), params, t.TempDir(), log), kurtosis.WithManifest(manifest))
 	if _, err := kurtosis.Up(context.Background(), p...); err != nil {
@@ -320,6 +321,11 @@ clients:
 	sent := eng.APIC.RunArgs().GetSerializedParams()
 	if !strings.Contains(sent, `"cl_image":"segdiff/prysm:segmented-test"`) || !strings.Contains(sent, `--payload-diffusion=segmented`) || strings.Contains(sent, "@clients/") {
 		t.Errorf("params not resolved: %s", sent)
+	}
+	// The role's flag is appended; the section stays for the package, which
+	// reports the role and removes the section before ethereum-package.
+	if !strings.Contains(sent, `"--segdiff-dev-role=withholder"`) || !strings.Contains(sent, `"segdiff":{"role":"withholder"}`) {
+		t.Errorf("role not resolved: %s", sent)
 	}
 }
 
@@ -334,6 +340,8 @@ func TestUpRejectsBadInputBeforeConnecting(t *testing.T) {
 	}{
 		{name: "params check fails", params: testParams, extra: []kurtosis.Parameter{kurtosis.WithParamsCheck(func(string) error { return checkErr })}, wantMsg: "unknown client"},
 		{name: "unknown client image", params: strings.Replace(testParams, "cl_type: prysm", "cl_type: prysm\n    cl_image: \"@clients/nope\"", 1), wantMsg: "absent-clients.yaml"},
+		{name: "a role is resolved from the manifest even without an image reference",
+			params: strings.Replace(testParams, "cl_type: prysm", "cl_type: prysm\n    segdiff: {role: mute}", 1), wantMsg: "absent-clients.yaml"},
 		{name: "empty params", params: "# nothing\n", wantMsg: "empty document"},
 		{name: "not yaml", params: "participants: [\n", wantMsg: "p.yaml"},
 	}

@@ -23,7 +23,8 @@ const EthereumPackageLocator = "github.com/ethpandaops/ethereum-package/main.sta
 // tables from package params, builder/Gloas, grafana after prometheus,
 // disruptoor needs Docker and valid shaping rules), expands participants,
 // records their CL/EL services with ethereum-package's port ids and metrics
-// ports, and returns the documented struct (all_participants with
+// ports (a CL service with the participant's cl_image, and its
+// cl_extra_params as the command), and returns the documented struct (all_participants with
 // el_context/cl_context, network_params, network_id, ...).
 func EthereumPackageStub(r *Runtime) starlark.StringDict {
 	return starlark.StringDict{"run": starlark.NewBuiltin("run", r.ethereumPackageRun)}
@@ -47,8 +48,14 @@ var (
 	}
 )
 
+// stubParticipant is one expanded participant: its client types, and the
+// CL's image and cl_extra_params, which the stand-in records on the CL
+// service (Image; Cmd holds the extra parameters, where ethereum-package's
+// launchers append them to the client's command).
 type stubParticipant struct {
-	cl, el string
+	cl, el        string
+	clImage       string
+	clExtraParams []string
 }
 
 func (r *Runtime) ethereumPackageRun(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -205,7 +212,8 @@ func stubExpand(in map[string]any) []stubParticipant {
 			el = "none" // el_type: null launches a CL-only participant
 		}
 		for range intOf(m["count"], 1) {
-			out = append(out, stubParticipant{cl: strOf(m["cl_type"], "lighthouse"), el: el})
+			out = append(out, stubParticipant{cl: strOf(m["cl_type"], "lighthouse"), el: el,
+				clImage: strOf(m["cl_image"], ""), clExtraParams: stringsOf(m["cl_extra_params"])})
 		}
 	}
 	return out
@@ -249,7 +257,11 @@ func (r *Runtime) stubParticipant(th *starlark.Thread, idx, width int, p stubPar
 	if httpPort == 0 {
 		httpPort = 4000
 	}
-	if _, err := r.registerService(&Service{Name: clName, Image: "stub/" + p.cl, AddedBy: "ethereum-package", Ports: map[string]Port{
+	image := p.clImage
+	if image == "" {
+		image = "stub/" + p.cl
+	}
+	if _, err := r.registerService(&Service{Name: clName, Image: image, Cmd: p.clExtraParams, AddedBy: "ethereum-package", Ports: map[string]Port{
 		"http":          {httpPort, "TCP", "http"},
 		"metrics":       {cm.port, "TCP", "http"},
 		"tcp-discovery": {9000, "TCP", ""},
@@ -321,11 +333,28 @@ func (r *Runtime) stubAdditionalService(name string, in map[string]any, particip
 		if r.clusterType != "docker" {
 			return fmt.Errorf("disruptoor requires the docker backend, got %s", r.clusterType)
 		}
-		if err := stubCheckShaping(mapOf(in["disruptoor_params"])["shaping"], participants); err != nil {
+		shaping := mapOf(in["disruptoor_params"])["shaping"]
+		if err := stubCheckShaping(shaping, participants); err != nil {
 			return err
 		}
 		s.Privileged = true
 		s.Ports = map[string]Port{"http": {7700, "TCP", "http"}}
+		s.Cmd = []string{"--addr=:7700"}
+		if rules := listOf(shaping); len(rules) > 0 {
+			// disruptoor_launcher.star renders the native state as
+			// disruptoor-config/config.json, mounted at /config.
+			state, err := json.MarshalIndent(map[string]any{"shaping": stubNativeShaping(rules)}, "", "  ")
+			if err != nil {
+				return err
+			}
+			art, err := r.newArtifact(starlark.String("disruptoor-config"))
+			if err != nil {
+				return err
+			}
+			art.Files["config.json"] = string(state)
+			s.Files = map[string]string{"/config": art.Name}
+			s.Cmd = append(s.Cmd, "--config=/config/config.json")
+		}
 	case "buildoor":
 		return nil // per-instance names; not needed by the tests
 	}
@@ -333,8 +362,49 @@ func (r *Runtime) stubAdditionalService(name string, in map[string]any, particip
 	return err
 }
 
+// stubComponentClientType is disruptoor_launcher.star's component to
+// client-type label (constants.star CLIENT_TYPES).
+var stubComponentClientType = map[string]string{"el": "execution", "cl": "beacon", "vc": "validator"}
+
+// stubNativeShaping translates checked shaping rules as translate_shaping
+// does: a target selector on the node-index and client-type labels, the
+// include_control scope, and the shaping values passed through.
+func stubNativeShaping(rules []any) []any {
+	var out []any
+	for i, rv := range rules {
+		rule := mapOf(rv)
+		name := strOf(rule["name"], fmt.Sprintf("shaping-%d", i+1))
+		target := map[string]any{}
+		if ps, ok := rule["participants"].([]any); ok {
+			target["node-index"] = ps
+		}
+		components := stringsOf(rule["components"])
+		if len(components) == 0 {
+			components = []string{"el", "cl"}
+		}
+		var types []any
+		for _, c := range components {
+			types = append(types, stubComponentClientType[c])
+		}
+		target["client-type"] = types
+		native := map[string]any{"name": name, "target": target, "scope": []any{"include_control"}}
+		if scope, ok := rule["scope"]; ok {
+			native["scope"] = scope
+		}
+		for _, key := range []string{"direction", "delay", "jitter", "loss", "bandwidth"} {
+			if v, ok := rule[key]; ok {
+				native[key] = v
+			}
+		}
+		out = append(out, native)
+	}
+	return out
+}
+
 // stubCheckShaping applies disruptoor_launcher.star's rules to the shaping
-// list, plus disruptoor's "one rule per container".
+// list, plus disruptoor's "one rule per container" and its state's types
+// (internal/state/state.go: delay, jitter, loss and bandwidth are strings,
+// which the launcher passes through unchecked).
 func stubCheckShaping(v any, participants int) error {
 	if v == nil {
 		return nil
@@ -358,6 +428,13 @@ func stubCheckShaping(v any, participants int) error {
 		}
 		if _, j := rule["jitter"]; j && !delay {
 			return fmt.Errorf("%s.jitter requires delay to be set", path)
+		}
+		for _, key := range []string{"delay", "jitter", "loss", "bandwidth"} {
+			if v, ok := rule[key]; ok {
+				if _, isString := v.(string); !isString {
+					return fmt.Errorf("disruptoor: shaping %q: %s must be a string (disruptoor's state decodes it as one), got %v", rule["name"], key, v)
+				}
+			}
 		}
 		if _, scope := rule["scope"]; !scope && rule["include_control"] != true {
 			return fmt.Errorf("%s.include_control must be true because disruptoor v0 shaping currently requires control traffic acknowledgement", path)

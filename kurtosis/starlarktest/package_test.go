@@ -30,6 +30,8 @@ type output struct {
 		Client    string   `json:"client"`
 		LinkClass string   `json:"link_class"`
 		Roles     []string `json:"roles"`
+		// DiffusionRole is the participant's segdiff.role (relay by default).
+		DiffusionRole string `json:"diffusion_role"`
 	} `json:"segdiff_nodes"`
 	PrometheusService string           `json:"prometheus_service"`
 	GrafanaService    string           `json:"grafana_service"`
