@@ -3,6 +3,7 @@ package kurtosis
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -58,6 +59,11 @@ func discover(ec serviceLookup, enclave string, out *RunOutput) (*Endpoints, err
 		}
 		for _, r := range n.Roles {
 			node.Roles = append(node.Roles, devnet.Role(r))
+		}
+		// An adversarial diffusion role joins the node's roles, so that the
+		// suite's verdicts cover honest nodes only, as on the embedded devnet.
+		if r := devnet.Role(n.DiffusionRole); r.Adversarial() && !slices.Contains(node.Roles, r) {
+			node.Roles = append(node.Roles, r)
 		}
 		if n.ELService != "" {
 			el, err := publicBase(ec, n.ELService, PortELRPC)

@@ -63,7 +63,7 @@ func runOutput(t *testing.T, mutate func(map[string]any)) string {
 	t.Helper()
 	out := map[string]any{
 		"segdiff_nodes": []any{
-			map[string]any{"id": "cl-2-prysm-geth", "cl_service": "cl-2-prysm-geth", "el_service": "el-2-geth-prysm", "client": "prysm", "link_class": "home", "roles": []any{"node"}},
+			map[string]any{"id": "cl-2-prysm-geth", "cl_service": "cl-2-prysm-geth", "el_service": "el-2-geth-prysm", "client": "prysm", "link_class": "home", "roles": []any{"node"}, "diffusion_role": "withholder"},
 			map[string]any{"id": "cl-1-prysm-geth", "cl_service": "cl-1-prysm-geth", "el_service": "el-1-geth-prysm", "client": "prysm", "link_class": "datacenter", "roles": []any{"node", "proposer", "builder"}},
 		},
 		"prometheus_service": "segdiff-prometheus",
