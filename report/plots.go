@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -100,6 +101,9 @@ func NewFigure(title, caption string) *Figure {
 	f.Plot.Title.Text = title + "\n" + caption
 	f.Plot.Add(plotter.NewGrid())
 	f.Legend.Top, f.Legend.Left = true, true
+	// A smaller legend font fits labels such as "segmented-batch,
+	// withholder" in the strip.
+	f.Legend.TextStyle.Font.Size = vg.Points(9)
 	return f
 }
 
@@ -117,6 +121,9 @@ func saveFigure(p *plot.Plot, legend plot.Legend, dir, stem string) ([]string, e
 			return nil, fmt.Errorf("%s canvas: %w", ext, err)
 		}
 		dc := draw.New(c)
+		// The title is centred over the data area: wrap it to that width so
+		// a long caption (a grid file's path) does not run off the canvas.
+		p.Title.Text = wrapText(p.Title.Text, p.Title.TextStyle, plotWidth-legendWidth-vg.Centimeter)
 		p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 		legend.Draw(draw.Crop(dc, plotWidth-legendWidth+vg.Millimeter, 0, 0, -p.Title.TextStyle.Height(p.Title.Text)))
 		name := filepath.Join(dir, stem+"."+ext)
@@ -325,4 +332,27 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
 	}
 	return ticks
+}
+
+// wrapText breaks each line of s at spaces so that no line is wider
+// than width in style.
+func wrapText(s string, style text.Style, width vg.Length) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		words := strings.Fields(line)
+		cur := ""
+		for _, w := range words {
+			next := w
+			if cur != "" {
+				next = cur + " " + w
+			}
+			if cur != "" && style.Width(next) > width {
+				out = append(out, cur)
+				next = w
+			}
+			cur = next
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }

@@ -104,7 +104,7 @@ func (s *Summary) adversary() (*report.Figure, error) {
 	slices.SortFunc(order, func(a, b line) int { return strings.Compare(a.mode+" "+a.role, b.mode+" "+b.role) })
 	censored := 0
 	f := report.NewFigure("Tail completion against adversarial nodes",
-		s.caption("warm slots, honest receivers; point: mean over seeds; bars: min–max; colour: mode, glyph: role"))
+		s.caption("warm slots, honest receivers; point: mean over seeds; bars: min–max; colour: mode; glyph and dashes: role"))
 	p := f.Plot
 	p.X.Label.Text = "share of non-builder nodes holding the role"
 	p.Y.Label.Text = "p99 completion, seconds from the reveal"
@@ -146,6 +146,7 @@ func (s *Summary) adversary() (*report.Figure, error) {
 				return nil, fmt.Errorf("write plots: %w", err)
 			}
 			l.Color = b.color
+			l.Dashes = plotutil.Dashes(slices.Index(roles, k.role))
 			p.Add(l)
 		}
 		legendSwatch(f, k.mode+", "+k.role, b.color, b.shape)
