@@ -70,7 +70,7 @@ func (s *segmented) IDSlot(id string) (uint64, bool) {
 }
 
 func (s *segmented) NewNode(env Env) Node {
-	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*assembler{}}
+	n := &segmentedNode{batch: s.batch, reasm: map[uint64]*assembler{}, done: map[uint64]bool{}}
 	n.topicNode = topicNode{env: env, opts: s.opts, attr: s, name: s.topic, format: n,
 		topicOpts: []pubsub.TopicOpt{pubsub.WithTopicMessageIdFn(func(m *pb.Message) string { return eip8411.MessageID(m.Data) })}}
 	return n
@@ -82,6 +82,10 @@ type segmentedNode struct {
 
 	mu    sync.Mutex
 	reasm map[uint64]*assembler // per slot, made from its commitment
+	// done marks the slots the node completed (or rejected): their
+	// assemblers are dropped, every later message is a duplicate.
+	done   map[uint64]bool
+	latest uint64
 }
 
 // VerifySegment decodes a segment and checks it against the installed
@@ -111,6 +115,9 @@ func (n *segmentedNode) verify(data []byte, c Commitment) (any, error) { return 
 func (n *segmentedNode) reassembler(slot uint64) (*assembler, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.done[slot] {
+		return nil, nil
+	}
 	if r, ok := n.reasm[slot]; ok {
 		return r, nil
 	}
@@ -123,7 +130,27 @@ func (n *segmentedNode) reassembler(slot uint64) (*assembler, error) {
 		return nil, err
 	}
 	n.reasm[slot] = r
+	n.latest = max(n.latest, slot)
+	for s := range n.reasm {
+		if s+keepSlots <= n.latest {
+			delete(n.reasm, s)
+		}
+	}
+	for s := range n.done {
+		if s+keepSlots <= n.latest {
+			delete(n.done, s)
+		}
+	}
 	return r, nil
+}
+
+// finish drops slot's assembler once the node holds (or rejected) its
+// payload: the parts' copies and the decoded body are not needed again.
+func (n *segmentedNode) finish(slot uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.reasm, slot)
+	n.done[slot] = true
 }
 
 func (n *segmentedNode) deliver(slot uint64, validated any) {
@@ -134,6 +161,10 @@ func (n *segmentedNode) deliver(slot uint64, validated any) {
 	r, err := n.reassembler(slot)
 	if err != nil {
 		return // the installed descriptor was invalid: never completes
+	}
+	if r == nil {
+		n.env.Events().Received(slot, true) // the slot is complete already
+		return
 	}
 	complete, dup, err := r.add(p)
 	if err != nil {
@@ -146,9 +177,11 @@ func (n *segmentedNode) deliver(slot uint64, validated any) {
 	if err := r.body(); err != nil {
 		if !errors.Is(err, eip8411.ErrIncomplete) {
 			n.env.Events().Rejected(eip8411.ReasonDecode)
+			n.finish(slot)
 		}
 		return
 	}
+	n.finish(slot)
 	n.env.Events().Completed(slot)
 }
 
