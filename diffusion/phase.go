@@ -39,8 +39,11 @@ const (
 	pendingPerPeer = 256
 	// groupIDSize is a partial-message group id: slot ‖ segment group id.
 	groupIDSize = 8 + 32
-	// keepSlots is how many recent slots a node keeps group state for.
-	keepSlots = 4
+	// keepSlots is how many recent slots a node keeps group state for: the
+	// newest and the one before (a late request for an older payload is
+	// past its PTC deadline). The parts kept for serving are most of a
+	// 500-node network's payload memory.
+	keepSlots = 2
 )
 
 // phased is the policy of the phase, tier2 and tier3 modes: a payload's segments
