@@ -10,6 +10,7 @@ import (
 	"github.com/segdiff/segdiff/eip8411"
 	"github.com/segdiff/segdiff/embedded/netmodel"
 	"github.com/segdiff/segdiff/embedded/node"
+	"github.com/segdiff/segdiff/embedded/seeds"
 	"github.com/segdiff/segdiff/mode"
 )
 
@@ -374,6 +375,16 @@ func (c Config) Validate() error {
 	if c.MeshSettleTimeout <= 0 {
 		bad("mesh_settle_timeout", "%v, want > 0", c.MeshSettleTimeout)
 	}
+	if len(fields) == 0 && c.Omit > 0 {
+		// The part count follows from the payload, its order and code: cut
+		// the first payload (milliseconds) so an impossible omit is named
+		// before any network starts.
+		if parts, err := c.partsPerPayload(); err != nil {
+			bad("omit", "cannot count the payload's parts: %v", err)
+		} else if c.Omit >= parts {
+			bad("omit", "%d, but each payload has %d parts (%s): the builder must send at least one", c.Omit, parts, c.Mode)
+		}
+	}
 	if len(fields) > 0 {
 		return &ValidationError{Fields: fields}
 	}
@@ -422,4 +433,23 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// partsPerPayload is how many parts the builder publishes for the first
+// payload: what Omit counts against.
+func (c Config) partsPerPayload() (int, error) {
+	policy, err := diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
+		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
+	if err != nil {
+		return 0, err
+	}
+	body, err := eip8411.SyntheticBody(seeds.Payload(c.Seed, 1), c.PayloadSize)
+	if err != nil {
+		return 0, err
+	}
+	g, err := policy.Cut(body)
+	if err != nil {
+		return 0, err
+	}
+	return g.Parts(), nil
 }
