@@ -7,6 +7,7 @@ import (
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/mode"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -36,7 +37,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "zero window", mod: func(c *embedded.Config) { c.Window = 0 }, wantErr: "window: 0s"},
 		{name: "zero uniform latency", mod: func(c *embedded.Config) { c.Latency = "uniform"; c.UniformLatency = 0 }, wantErr: "uniform_latency"},
 		{name: "omit every part", mod: func(c *embedded.Config) { c.Mode = devnet.ModeSegmented; c.Omit = 23 }, wantErr: "omit: 23, but each payload has 23 parts (segmented)"},
-		{name: "omit some parts", mod: func(c *embedded.Config) { c.Mode = devnet.ModeTier3; c.Omit = 23 }},
+		{name: "omit some parts", mod: func(c *embedded.Config) { c.Mode = mode.Tier3; c.Omit = 23 }},
 		{name: "withholders above half", mod: func(c *embedded.Config) { c.Withholders = 0.6 }, wantErr: "withholders: 0.6, want a share 0..0.5"},
 		{name: "loss of every delivery", mod: func(c *embedded.Config) { c.LossData = 1 }, wantErr: "loss_data: 1, want a probability 0 ≤ p < 1"},
 		{name: "several at once", mod: func(c *embedded.Config) { c.Payloads = 0; c.PTCSize = 0 }, wantErr: "ptc_size: 0"},
