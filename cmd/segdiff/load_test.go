@@ -2,12 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,13 +31,17 @@ import (
 func TestLoadFillsSimulatedBlocks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, url := httpSim(t)
+	b, upstream := httpSim(t)
+	sent := &sendCounter{upstreamURL: upstream}
+	proxy := httptest.NewServer(sent)
+	defer proxy.Close()
+	url := proxy.URL
 	var stdout, stderr strings.Builder
 	done := make(chan int, 1)
 	go func() {
 		done <- runLoad(ctx, []string{"--rpc", url, "--payload-bytes", "1048576", "--blocks", "5", "--poll", "10ms", "--seed", "7"}, &stdout, &stderr)
 	}()
-	commitWhileRunning(t, ctx, b, done)
+	commitWhileRunning(t, ctx, b, sent, 1048576, done, &stderr)
 	t.Logf("stdout:\n%s", stdout.String())
 	rows := 0
 	sc := bufio.NewScanner(strings.NewReader(stdout.String()))
@@ -103,34 +113,106 @@ func httpSim(t *testing.T) (*simulated.Backend, string) {
 	return loadtest.NewBackend(t, accts, loadtest.HTTP(port)), "http://127.0.0.1:" + strconv.Itoa(port)
 }
 
-// commitWhileRunning seals a block whenever the pool has stopped growing,
-// until the command finishes.
-func commitWhileRunning(t *testing.T, ctx context.Context, b *simulated.Backend, done chan int) {
+// sendCounter sits between the load and the simulated chain's JSON-RPC and
+// counts the transactions (and their bytes) accepted since the last seal, so
+// the test seals a block when the load has sent its block's worth rather than
+// guessing from a quiet pool (a quiet window is too short under -race).
+type sendCounter struct {
+	mu          sync.Mutex
+	txs, bytes  int
+	lastSend    time.Time
+	upstreamURL string
+}
+
+func (c *sendCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var call struct {
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &call) // batches and others pass through uncounted
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, c.upstreamURL, bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	req.Header = r.Header.Clone()
+	req.Header.Del("Accept-Encoding") // let the transport gunzip, so the reply can be read
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if call.Method == "eth_sendRawTransaction" && len(call.Params) == 1 {
+		var reply struct {
+			Error json.RawMessage `json:"error"`
+		}
+		var raw string
+		if json.Unmarshal(out, &reply) == nil && reply.Error == nil && json.Unmarshal(call.Params[0], &raw) == nil {
+			c.mu.Lock()
+			c.txs++
+			c.bytes += (len(raw) - 2) / 2
+			c.lastSend = time.Now()
+			c.mu.Unlock()
+		}
+	}
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(out)
+}
+
+// take returns what was sent since the last call when the load has sent at
+// least want bytes, or has sent something and then nothing for idle.
+func (c *sendCounter) take(want int, idle time.Duration) (txs int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.txs == 0 || (c.bytes < want && time.Since(c.lastSend) < idle) {
+		return 0, false
+	}
+	txs = c.txs
+	c.txs, c.bytes = 0, 0
+	return txs, true
+}
+
+// commitWhileRunning seals a block once the load has sent a block's worth
+// (target less the load's smallest transaction) and the pool holds all of
+// it, until the command finishes.
+func commitWhileRunning(t *testing.T, ctx context.Context, b *simulated.Backend, sent *sendCounter, target int, done chan int, stderr fmt.Stringer) {
 	t.Helper()
-	last, stable := uint(0), 0
+	waiting := 0 // transactions sent for the next block, not yet seen in the pool
 	for {
 		select {
 		case code := <-done:
 			if code != 0 {
-				t.Fatalf("segdiff load exit %d", code)
+				t.Fatalf("segdiff load exit %d; stderr:\n%s", code, stderr)
 			}
 			return
 		case <-ctx.Done():
 			t.Fatal("segdiff load did not finish")
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(5 * time.Millisecond):
+		}
+		if waiting == 0 {
+			n, ok := sent.take(target-load.MinTxDataBytes, 2*time.Second)
+			if !ok {
+				continue
+			}
+			waiting = n
 		}
 		n, err := b.Client().PendingTransactionCount(ctx)
-		if err != nil {
-			continue
+		if err != nil || int(n) < waiting {
+			continue // the pool promotes on its own goroutine
 		}
-		if n > 0 && n == last {
-			if stable++; stable >= 3 {
-				b.Commit()
-				stable, n = 0, 0
-			}
-		} else {
-			stable = 0
-		}
-		last = n
+		b.Commit()
+		waiting = 0
 	}
 }
