@@ -243,8 +243,12 @@ func (c Config) Validate() error {
 	bad := func(key, format string, args ...any) {
 		fields = append(fields, &FieldError{Key: key, Err: fmt.Errorf(format, args...)})
 	}
-	if c.Nodes < 3 || c.Nodes > MaxNodes {
+	switch {
+	case c.Nodes < 3:
 		bad("nodes", "%d, want 3..%d", c.Nodes, MaxNodes)
+	case c.Nodes > MaxNodes:
+		need, how := c.MemoryEstimate()
+		bad("nodes", "%d, want 3..%d (%d nodes would need an estimated %s: %s)", c.Nodes, MaxNodes, c.Nodes, FormatBytes(need), how)
 	}
 	if c.Builder < 0 || c.Builder >= c.Nodes {
 		bad("builder", "node %d, want 0..%d (nodes-1)", c.Builder, c.Nodes-1)

