@@ -12,38 +12,41 @@ Feature: Diffusion under the design's stress list
   Budgets come from two sweeps on the ci preset (one run per seed; honest
   receivers only): sweeps/stress-ci.yaml (segmented-batch, tier2, tier3,
   seeds 7-11; the table is in embedded/README.md) and the same tier2 rows on
-  seeds 7-16. Each budget is the worst seed's figure plus about 20 %. With
-  16 honest receivers and 3 warm slots the 99th percentile is the slowest
-  honest node, so it carries one straggler's luck: under withholders the
-  same seed 7 gave 0.75 s in the sweep and 1.61 s in a make e2e run.
-  Measured tier2 99th percentile, worst seed: withholders 1.77 s, silent
-  1.96 s, mute 1.60 s, data loss 0.90 s, request loss 0.91 s, spread
-  uplinks 1.66 s, 128 KiB 0.63 s, 2 MiB 1.31 s; tier3 with 4 parts omitted
-  0.59 s (seeds 7-11). Median copies per node and warm slot, worst seed:
-  2.5, 1.9, 1.9, 2.7, 2.6, 2.8, 2.4, 2.8 and 3.0 (adversarial nodes
-  forward less, so honest nodes receive less).
+  seeds 7-16. The time verdict is the design's, every honest node inside
+  3 s, and nothing tighter: with 16 honest receivers and 3 warm slots a
+  99th percentile is the slowest honest node, one straggler's luck, and the
+  same seed 7 has given 0.75 s and 1.61 s under withholders and 1.60 s and
+  2.50 s under mute nodes in separate runs, so a tail budget below 3 s made
+  make e2e flaky. How the tail moves under stress is measured over seeds by
+  the sweep (segdiff sweep compare gates it). Measured tier2 99th
+  percentile, worst seed: withholders 1.77 s, silent 1.96 s, mute 1.60 s,
+  data loss 0.90 s, request loss 0.91 s, spread uplinks 1.66 s, 128 KiB
+  0.63 s, 2 MiB 1.31 s; tier3 with 4 parts omitted 0.59 s (seeds 7-11).
+  Copies are gated: each budget is the worst seed's median copies per node
+  and warm slot plus about 20 % (worst seed: 2.5, 1.9, 1.9, 2.7, 2.6, 2.8,
+  2.4, 2.8 and 3.0; adversarial nodes forward less, so honest nodes receive
+  less).
 
   Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
     Given a <mode> devnet under stress "<stress>"
     When the devnet has revealed <slots> warm payloads
     Then every warm payload is at least <fill> of <payload> bytes raw
     And every node completes every warm payload within <max> of the reveal
-    And the 99th percentile of completion from the reveal is at most <p99>
     And the median node receives at most <copies> payload copies per warm slot
     And the PTC votes payload present in every warm slot
 
     @embedded
     Examples: ci preset, tier 2 and the code
-      | mode  | stress               | slots | fill | payload | max | p99    | copies |
-      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 2100ms | 3.0    |
-      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2400ms | 2.3    |
-      | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 2000ms | 2.3    |
-      | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 1100ms | 3.2    |
-      | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 1100ms | 3.1    |
-      | tier2 | uplink-spread=80%    | 3     | 90%  | 1048576 | 3s  | 2000ms | 3.4    |
-      | tier2 | payload-size=131072  | 3     | 90%  | 131072  | 3s  | 800ms  | 2.9    |
-      | tier2 | payload-size=2097152 | 3     | 90%  | 2097152 | 3s  | 1600ms | 3.4    |
-      | tier3 | omit=4               | 3     | 90%  | 1048576 | 3s  | 750ms  | 3.6    |
+      | mode  | stress               | slots | fill | payload | max | copies |
+      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 3.0    |
+      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2.3    |
+      | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 2.3    |
+      | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 3.2    |
+      | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 3.1    |
+      | tier2 | uplink-spread=80%    | 3     | 90%  | 1048576 | 3s  | 3.4    |
+      | tier2 | payload-size=131072  | 3     | 90%  | 131072  | 3s  | 2.9    |
+      | tier2 | payload-size=2097152 | 3     | 90%  | 2097152 | 3s  | 3.4    |
+      | tier3 | omit=4               | 3     | 90%  | 1048576 | 3s  | 3.6    |
 
   Scenario Outline: segments without a code strand every honest node when the source omits <omit> parts (<mode>)
     The ci payload is 23 segments; without parity no node can stand in for
