@@ -256,6 +256,18 @@ func TestKubernetesSweepJob(t *testing.T) {
 	}
 }
 
+// segdiffBinDir holds the binary segdiffBin builds; TestMain removes it, so
+// a test run leaves no 80 MB build in the temp directory.
+var segdiffBinDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if segdiffBinDir != "" {
+		_ = os.RemoveAll(segdiffBinDir)
+	}
+	os.Exit(code)
+}
+
 // segdiffBin builds the segdiff binary once (or takes $SEGDIFF_BIN): the
 // tests below run real simulations in subprocesses, as a sweep does.
 var segdiffBin = sync.OnceValues(func() (string, error) {
@@ -266,6 +278,7 @@ var segdiffBin = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	segdiffBinDir = dir
 	bin := filepath.Join(dir, "segdiff")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {
