@@ -9,44 +9,48 @@ Feature: Diffusion under the design's stress list
   by the seed; the verdicts cover honest receivers only, and the report
   says how many nodes held each role.
 
-  Budgets come from two sweeps on the ci preset (one run per seed; honest
-  receivers only): sweeps/stress-ci.yaml (segmented-batch, tier2, tier3,
-  seeds 7-11; the table is in embedded/README.md) and the same tier2 rows on
-  seeds 7-16. The time verdict is the design's, every honest node inside
-  3 s, and nothing tighter: with 16 honest receivers and 3 warm slots a
-  99th percentile is the slowest honest node, one straggler's luck, and the
-  same seed 7 has given 0.75 s and 1.61 s under withholders and 1.60 s and
-  2.50 s under mute nodes in separate runs, so a tail budget below 3 s made
-  make e2e flaky. How the tail moves under stress is measured over seeds by
-  the sweep (segdiff sweep compare gates it). Measured tier2 99th
-  percentile, worst seed: withholders 1.77 s, silent 1.96 s, mute 1.60 s,
-  data loss 0.90 s, request loss 0.91 s, spread uplinks 1.66 s, 128 KiB
-  0.63 s, 2 MiB 1.31 s; tier3 with 4 parts omitted 0.59 s (seeds 7-11).
-  Copies are gated: each budget is the worst seed's median copies per node
-  and warm slot plus about 20 % (worst seed: 2.5, 1.9, 1.9, 2.7, 2.6, 2.8,
-  2.4, 2.8 and 3.0; adversarial nodes forward less, so honest nodes receive
-  less).
+  Budgets come from the seed spread and the same-seed spread together.
+  Seed spread: sweeps/stress-ci.yaml (segmented-batch, tier2, tier3, seeds
+  7-9; the table is in embedded/README.md) and the same tier2 rows on seeds
+  7-16, one run per seed, honest receivers only. Same-seed spread: these
+  rows in 14 complete make e2e runs on 2026-12-01 (seed 7, the devnet the
+  suite opens). Each budget is the worst of both plus about 20 %. With 16
+  honest receivers and 3 warm slots the 99th percentile is the slowest
+  honest node, one straggler's luck, so its same-seed spread is wide:
+  tier2 99th percentile in the 14 runs (min-max) / worst seed of the sweeps:
+  withholders 0.73-1.64 / 1.77 s, silent 1.29-2.11 / 1.96 s, mute
+  1.45-2.50 / 1.60 s, data loss 0.69-0.86 / 0.93 s, request loss
+  0.66-0.91 / 0.91 s, spread uplinks 0.73-0.95 / 1.66 s, 128 KiB
+  0.36-0.50 / 0.63 s, 2 MiB 1.06-1.33 / 1.31 s; tier3 with 4 parts omitted
+  0.54-0.64 / 0.59 s. Under mute nodes the budget is the design's 3 s
+  verdict itself: seed 7 has reached 2.50 s, and a tighter budget failed
+  one make e2e run in fourteen. Median copies per node and warm slot in the
+  14 runs: 2.1-2.4, 1.5-1.7, 1.4-1.6, 2.4-2.6, 2.4-2.6, 2.4-2.7, 2.0-2.4,
+  2.6-2.8 and 2.8-3.0, inside budgets set from the sweeps' worst seed (2.5,
+  1.9, 1.9, 2.7, 2.6, 2.8, 2.4, 2.8, 3.0) plus about 20 % (adversarial
+  nodes forward less, so honest nodes receive less).
 
   Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
     Given a <mode> devnet under stress "<stress>"
     When the devnet has revealed <slots> warm payloads
     Then every warm payload is at least <fill> of <payload> bytes raw
     And every node completes every warm payload within <max> of the reveal
+    And the 99th percentile of completion from the reveal is at most <p99>
     And the median node receives at most <copies> payload copies per warm slot
     And the PTC votes payload present in every warm slot
 
     @embedded
     Examples: ci preset, tier 2 and the code
-      | mode  | stress               | slots | fill | payload | max | copies |
-      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 3.0    |
-      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2.3    |
-      | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 2.3    |
-      | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 3.2    |
-      | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 3.1    |
-      | tier2 | uplink-spread=80%    | 3     | 90%  | 1048576 | 3s  | 3.4    |
-      | tier2 | payload-size=131072  | 3     | 90%  | 131072  | 3s  | 2.9    |
-      | tier2 | payload-size=2097152 | 3     | 90%  | 2097152 | 3s  | 3.4    |
-      | tier3 | omit=4               | 3     | 90%  | 1048576 | 3s  | 3.6    |
+      | mode  | stress               | slots | fill | payload | max | p99    | copies |
+      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 2200ms | 3.0    |
+      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2600ms | 2.3    |
+      | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
+      | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 1200ms | 3.2    |
+      | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 1100ms | 3.1    |
+      | tier2 | uplink-spread=80%    | 3     | 90%  | 1048576 | 3s  | 2000ms | 3.4    |
+      | tier2 | payload-size=131072  | 3     | 90%  | 131072  | 3s  | 800ms  | 2.9    |
+      | tier2 | payload-size=2097152 | 3     | 90%  | 2097152 | 3s  | 1600ms | 3.4    |
+      | tier3 | omit=4               | 3     | 90%  | 1048576 | 3s  | 800ms  | 3.6    |
 
   Scenario Outline: segments without a code strand every honest node when the source omits <omit> parts (<mode>)
     The ci payload is 23 segments; without parity no node can stand in for
