@@ -442,8 +442,7 @@ func FormatBytes(n int64) string {
 // partsPerPayload is how many parts the builder publishes for the first
 // payload: what Omit counts against.
 func (c Config) partsPerPayload() (int, error) {
-	policy, err := diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
-		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
+	policy, err := c.policy()
 	if err != nil {
 		return 0, err
 	}
@@ -456,4 +455,10 @@ func (c Config) partsPerPayload() (int, error) {
 		return 0, err
 	}
 	return g.Parts(), nil
+}
+
+// policy is the registered diffusion policy for c's mode with c's options.
+func (c Config) policy() (diffusion.Policy, error) {
+	return diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
+		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
 }

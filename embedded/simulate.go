@@ -102,8 +102,7 @@ func (c Config) plan() (driver.Plan, error) {
 	if err != nil {
 		return driver.Plan{}, err
 	}
-	policy, err := diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
-		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
+	policy, err := c.policy()
 	if err != nil {
 		return driver.Plan{}, err
 	}
