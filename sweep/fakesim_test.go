@@ -222,7 +222,7 @@ func mustPlan(t *testing.T, grid string) *Plan {
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	p, err := NewPlan(g, testSim{}, 0)
+	p, err := NewPlan(g, testSim{}, Memory{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}

@@ -48,7 +48,7 @@ type Cell struct {
 	Config embedded.Config
 	// Hash keys the cell's result folder: a digest of Config.
 	Hash string
-	// Memory is Config.MemoryEstimate.
+	// Memory is Config.MemoryEstimate, capped by the cells' GOMEMLIMIT.
 	Memory    int64
 	MemoryHow string
 }
@@ -91,12 +91,36 @@ type Plan struct {
 	Cells []Cell
 }
 
+// Memory is what a machine gives a sweep's cells.
+type Memory struct {
+	// Budget bounds each cell's estimate (0: no check).
+	Budget int64
+	// CellLimit is the Go runtime's soft memory limit each cell runs
+	// under (GOMEMLIMIT; 0: none). It caps a cell's estimate at the
+	// limit plus a tenth: the runtime collects harder rather than grow
+	// past it, trading wall time for memory. A cell whose live heap
+	// exceeds the limit still grows; its measured peak then refines the
+	// estimate of the cells of its class.
+	CellLimit int64
+}
+
+// cap returns the estimate a cell is planned with under m.
+func (m Memory) cap(est int64, how string) (int64, string) {
+	if m.CellLimit <= 0 {
+		return est, how
+	}
+	if c := m.CellLimit + m.CellLimit/10; c < est {
+		return c, fmt.Sprintf("GOMEMLIMIT %s + a tenth; without it %s: %s", embedded.FormatBytes(m.CellLimit), embedded.FormatBytes(est), how)
+	}
+	return est, how
+}
+
 // NewPlan expands g into its cells and checks every cell before anything
 // runs: each value as the sim parses it, each cell's configuration with the
-// sim's validation, no two cells alike, and (budget > 0) each cell's memory
-// estimate within budget. Every problem is a *GridError naming the file,
-// line and key.
-func NewPlan(g *Grid, sim Sim, budget int64) (*Plan, error) {
+// sim's validation, no two cells alike, and (mem.Budget > 0) each cell's
+// memory estimate, capped by mem.CellLimit, within the budget. Every
+// problem is a *GridError naming the file, line and key.
+func NewPlan(g *Grid, sim Sim, mem Memory) (*Plan, error) {
 	var errs problems
 	// Each value alone first, so that a value the sim cannot parse is named
 	// once at its own line rather than once per cell.
@@ -122,8 +146,8 @@ func NewPlan(g *Grid, sim Sim, budget int64) (*Plan, error) {
 		}
 		c.Config = cfg
 		c.Hash = Hash(cfg)
-		c.Memory, c.MemoryHow = cfg.MemoryEstimate()
-		if budget > 0 && c.Memory > budget {
+		c.Memory, c.MemoryHow = mem.cap(cfg.MemoryEstimate())
+		if budget := mem.Budget; budget > 0 && c.Memory > budget {
 			key, line := g.memoryKey(set)
 			// Named by configuration: the seed does not change the estimate.
 			errs.add(g.File, line, key, fmt.Errorf("%s needs an estimated %s (%s), more than the memory budget of %s",

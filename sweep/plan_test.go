@@ -67,10 +67,46 @@ func TestNewPlanRejects(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			_, err = NewPlan(g, testSim{}, tt.budget)
+			_, err = NewPlan(g, testSim{}, Memory{Budget: tt.budget})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// Under a GOMEMLIMIT a cell is planned at the limit plus a tenth, so a
+// cell too large for the budget uncapped fits when its runtime is held
+// below it; a limit above the estimate changes nothing.
+func TestNewPlanCellLimit(t *testing.T) {
+	const grid = "fixed:\n  degree: 14\naxes:\n  nodes: [16, 5000]\n"
+	g, err := Decode("g.yaml", []byte(grid), testSim{}.Keys()...)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	free, err := NewPlan(g, testSim{}, Memory{})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	small, big := free.Cells[0].Memory, free.Cells[1].Memory
+	limit := int64(1 << 30)
+	if big <= limit+limit/10 || small >= limit {
+		t.Fatalf("estimates %d and %d do not straddle the 1 GiB limit this test needs", small, big)
+	}
+	if _, err := NewPlan(g, testSim{}, Memory{Budget: 2 << 30}); err == nil {
+		t.Fatal("5000 nodes fit a 2 GiB budget without a cell limit")
+	}
+	p, err := NewPlan(g, testSim{}, Memory{Budget: 2 << 30, CellLimit: limit})
+	if err != nil {
+		t.Fatalf("plan with a cell limit: %v", err)
+	}
+	if got := p.Cells[1].Memory; got != limit+limit/10 {
+		t.Errorf("capped estimate %d, want %d", got, limit+limit/10)
+	}
+	if !strings.Contains(p.Cells[1].MemoryHow, "GOMEMLIMIT 1.0 GiB") {
+		t.Errorf("how = %q, want it to name the limit", p.Cells[1].MemoryHow)
+	}
+	if got := p.Cells[0].Memory; got != small {
+		t.Errorf("a cell below the limit was re-estimated: %d, want %d", got, small)
 	}
 }

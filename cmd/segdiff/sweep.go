@@ -22,7 +22,8 @@ func init() {
 }
 
 const sweepUsage = `usage:
-  segdiff sweep [--jobs N] [--memory-budget SIZE] --out DIR GRID.yaml   run every cell not yet finished in DIR, then summarise
+  segdiff sweep [--jobs N] [--memory-budget SIZE] [--cell-memory-limit SIZE] --out DIR GRID.yaml
+                                                                        run every cell not yet finished in DIR, then summarise
   segdiff sweep plan GRID.yaml                                          print the cells as JSON for a GitHub Actions matrix
   segdiff sweep cell GRID.yaml --index I --out DIR                      run one cell (I defaults to $JOB_COMPLETION_INDEX)
   segdiff sweep merge --out DIR DIR...                                  merge result folders and summarise
@@ -45,6 +46,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newSweepFlags("sweep", stderr)
 	jobs := fs.Int("jobs", 1, "cells run at once (each cell is one single-threaded simulation process)")
 	budget := fs.String("memory-budget", "", "memory the running cells may take together, e.g. 20GiB (default: the machine's available memory; 0: no limit)")
+	cellLimit := fs.String("cell-memory-limit", "", cellLimitUsage)
 	out := fs.String("out", "", "output directory: one folder per cell, sweep.md, sweep.json and the plots (required)")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
@@ -59,11 +61,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
 		return 2
 	}
-	plan, code := loadPlan(pos[0], limit, stderr)
+	perCell, err := cellMemoryLimit(*cellLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
+		return 2
+	}
+	plan, code := loadPlan(pos[0], sweep.Memory{Budget: limit, CellLimit: perCell}, stderr)
 	if plan == nil {
 		return code
 	}
-	r, err := newRunner(*out, *jobs, limit, stderr)
+	r, err := newRunner(*out, *jobs, limit, perCell, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
 		return 1
@@ -108,6 +115,25 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int,
 	}
 }
 
+const cellLimitUsage = "GOMEMLIMIT for each cell, e.g. 8GiB: the cell's runtime collects harder rather than grow past it, and the sweep plans the cell at the limit plus a tenth (default: $GOMEMLIMIT when set; 0: none)"
+
+// cellMemoryLimit reads --cell-memory-limit, or GOMEMLIMIT (which the
+// cells inherit) when the flag is not given.
+func cellMemoryLimit(s string) (int64, error) {
+	name := "--cell-memory-limit"
+	if s == "" {
+		s, name = os.Getenv("GOMEMLIMIT"), "GOMEMLIMIT"
+		if s == "" || s == "off" {
+			return 0, nil
+		}
+	}
+	n, err := parseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return n, nil
+}
+
 func sweepBudget(s string) (int64, error) {
 	f := &simFlags{maxMemory: s}
 	limit, _, err := f.memoryLimit()
@@ -119,7 +145,7 @@ func sweepBudget(s string) (int64, error) {
 
 // loadPlan reads and checks a grid; on a bad grid it reports every problem
 // and returns nil with exit code 2.
-func loadPlan(path string, budget int64, stderr io.Writer) (*sweep.Plan, int) {
+func loadPlan(path string, mem sweep.Memory, stderr io.Writer) (*sweep.Plan, int) {
 	sim := simKeys{}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -129,7 +155,7 @@ func loadPlan(path string, budget int64, stderr io.Writer) (*sweep.Plan, int) {
 	g, err := sweep.Decode(path, b, sim.Keys()...)
 	var p *sweep.Plan
 	if err == nil {
-		p, err = sweep.NewPlan(g, sim, budget)
+		p, err = sweep.NewPlan(g, sim, mem)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep: bad grid, nothing was run:\n%v\n", err)
@@ -138,7 +164,7 @@ func loadPlan(path string, budget int64, stderr io.Writer) (*sweep.Plan, int) {
 	return p, 0
 }
 
-func newRunner(out string, jobs int, budget int64, stderr io.Writer) (*sweep.Runner, error) {
+func newRunner(out string, jobs int, budget, cellLimit int64, stderr io.Writer) (*sweep.Runner, error) {
 	bin := os.Getenv(embedded.BinaryEnv)
 	if bin == "" {
 		exe, err := os.Executable()
@@ -148,7 +174,11 @@ func newRunner(out string, jobs int, budget int64, stderr io.Writer) (*sweep.Run
 		bin = exe
 	}
 	host, _ := os.Hostname()
-	return &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, Out: out, Progress: stderr, Host: host}, nil
+	r := &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, Out: out, Progress: stderr, Host: host}
+	if cellLimit > 0 {
+		r.Env = append(r.Env, fmt.Sprintf("GOMEMLIMIT=%d", cellLimit))
+	}
+	return r, nil
 }
 
 // summarise writes the summary of dir and prints it.
@@ -184,7 +214,7 @@ func sweepPlan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// No memory budget here: the plan runs on other machines.
-	plan, code := loadPlan(pos[0], 0, stderr)
+	plan, code := loadPlan(pos[0], sweep.Memory{}, stderr)
 	if plan == nil {
 		return code
 	}
@@ -208,6 +238,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	index := fs.Int("index", -1, "the cell's plan index (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)")
 	out := fs.String("out", "", "output directory (required); the cell's folder goes under DIR/cells/")
 	budget := fs.String("memory-budget", "", "refuse the cell if its estimate exceeds this (default: the machine's available memory; 0: no check)")
+	cellLimit := fs.String("cell-memory-limit", "", cellLimitUsage)
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -230,9 +261,14 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
 		return 2
 	}
+	perCell, err := cellMemoryLimit(*cellLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
+		return 2
+	}
 	// The budget is checked for the one cell this machine runs, not the
 	// whole grid: other cells run elsewhere.
-	plan, code := loadPlan(pos[0], 0, stderr)
+	plan, code := loadPlan(pos[0], sweep.Memory{CellLimit: perCell}, stderr)
 	if plan == nil {
 		return code
 	}
@@ -244,7 +280,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "segdiff sweep cell: cell %s needs an estimated %s (%s), more than the %s available\n", c, embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(limit))
 		return 2
 	}
-	r, err := newRunner(*out, 1, 0, stderr)
+	r, err := newRunner(*out, 1, 0, perCell, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
 		return 1

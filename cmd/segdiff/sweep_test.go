@@ -23,7 +23,7 @@ func repoFile(p string) string { return filepath.Join("..", "..", p) }
 func planOf(t *testing.T, path string) *sweep.Plan {
 	t.Helper()
 	var stderr bytes.Buffer
-	p, _ := loadPlan(path, 0, &stderr)
+	p, _ := loadPlan(path, sweep.Memory{}, &stderr)
 	if p == nil {
 		t.Fatalf("plan %s: %s", path, stderr.String())
 	}
@@ -338,4 +338,35 @@ func TestSweepCompareRealSims(t *testing.T) {
 		t.Errorf("slowed uplink: exit %d, want 1 with a regression\n%s", code, out)
 	}
 	t.Log(out)
+}
+
+func TestCellMemoryLimit(t *testing.T) {
+	tests := []struct {
+		flag, env string
+		want      int64
+		err       string
+	}{
+		{"", "", 0, ""},
+		{"", "off", 0, ""},
+		{"", "8GiB", 8 << 30, ""},
+		{"6GiB", "8GiB", 6 << 30, ""},
+		{"0", "8GiB", 0, ""},
+		{"", "lots", 0, "GOMEMLIMIT: \"lots\" is not a size"},
+		{"8 apples", "", 0, "--cell-memory-limit: \"8 apples\" is not a size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag+"/"+tt.env, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", tt.env)
+			got, err := cellMemoryLimit(tt.flag)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("= %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
 }
