@@ -124,7 +124,7 @@ func (s *Summary) adversary() (*report.Figure, error) {
 			cs = append([]*ConfigSummary{h}, cs...)
 		}
 		slices.SortFunc(cs, func(a, b *ConfigSummary) int { return cmpFloat(a.Adversary[k.role], b.Adversary[k.role]) })
-		b := &seedBars{color: plotutil.Color(slices.Index(modes, k.mode)), shape: plotutil.Shape(slices.Index(roles, k.role)), label: k.mode + ", " + k.role}
+		b := &seedBars{color: seriesColor(slices.Index(modes, k.mode), len(modes)), shape: plotutil.Shape(slices.Index(roles, k.role)), label: k.mode + ", " + k.role}
 		var pts plotter.XYs
 		for _, c := range cs {
 			v := c.Warm.P99
@@ -280,11 +280,15 @@ func (s *Summary) ladder() (*report.Figure, error) {
 	p.X.Min, p.X.Max = logPad(xs)
 	p.Y.Min, p.Y.Max = logPad(ys)
 	// Each configuration's glyph is its row's shape, so a reader can tell
-	// the rows apart within a colour.
+	// the rows apart within a colour; past the shapes there are, each point
+	// carries its row's name as well.
+	named := len(s.RowLabels) > len(plotutil.DefaultGlyphShapes)
+	var names plotter.XYLabels
 	for i, col := range s.ColumnLabels {
+		colour := seriesColor(i, len(s.ColumnLabels))
 		var pts []*seedBars
 		for r := range s.RowLabels {
-			pts = append(pts, &seedBars{color: plotutil.Color(i), hasX: true, shape: plotutil.Shape(r), label: s.RowLabels[r]})
+			pts = append(pts, &seedBars{color: colour, hasX: true, shape: plotutil.Shape(r), label: s.RowLabels[r]})
 		}
 		for _, c := range s.Configurations {
 			if c.Column != col || slices.Contains(censored, c.Configuration) {
@@ -293,20 +297,69 @@ func (s *Summary) ladder() (*report.Figure, error) {
 			r := s.rowIndex(c.Row)
 			p99, cp := c.Warm.P99, c.Warm.Copies
 			pts[r].add(float64(cp.Mean), float64(cp.Min), float64(cp.Max), float64(p99.Mean), float64(p99.Min), float64(p99.Max))
+			if named {
+				names.XYs = append(names.XYs, plotter.XY{X: float64(cp.Mean), Y: float64(p99.Mean)})
+				names.Labels = append(names.Labels, c.Row)
+			}
 		}
 		for _, pt := range pts {
 			if err := pt.draw(p); err != nil {
 				return nil, err
 			}
 		}
-		legendSwatch(f, columnName(s, col), plotutil.Color(i), draw.CircleGlyph{})
+		legendSwatch(f, columnName(s, col), colour, draw.CircleGlyph{})
 	}
-	if len(s.RowLabels) > 1 {
+	if len(names.Labels) > 0 {
+		l, err := plotter.NewLabels(names)
+		if err != nil {
+			return nil, fmt.Errorf("write plots: ladder labels: %w", err)
+		}
+		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-3)}
+		p.Add(l)
+	}
+	// Named points need no shape legend (the shapes repeat past the set).
+	if len(s.RowLabels) > 1 && !named {
 		for r, label := range s.RowLabels {
 			legendSwatch(f, label, color.Black, plotutil.Shape(r))
 		}
 	}
 	return f, nil
+}
+
+// seriesColor is the colour of series i of n: the library's palette while
+// it has n colours, else n hues spread evenly, so no two series share one.
+func seriesColor(i, n int) color.Color {
+	if n <= len(plotutil.DefaultColors) {
+		return plotutil.Color(i)
+	}
+	return hueColor(float64(i) / float64(n))
+}
+
+// hueColor is the colour of hue h (0..1) at the saturation and value of
+// the library's soft palette.
+func hueColor(h float64) color.Color {
+	const sat, val = 0.65, 0.85
+	h6 := math.Mod(h, 1) * 6
+	c := val * sat
+	x := c * (1 - math.Abs(math.Mod(h6, 2)-1))
+	var r, g, b float64
+	switch int(h6) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := val - c
+	to8 := func(v float64) uint8 { return uint8(math.Round((v + m) * 255)) }
+	return color.RGBA{R: to8(r), G: to8(g), B: to8(b), A: 255}
 }
 
 // legendSwatch adds a legend entry drawn as one glyph.
@@ -353,7 +406,7 @@ func (s *Summary) cdf(row string) (*report.Figure, error) {
 				return nil, fmt.Errorf("write plots: completion CDF %s: %w", c.Configuration, err)
 			}
 			l.StepStyle = plotter.PostStep
-			l.Color = plotutil.Color(i)
+			l.Color = seriesColor(i, len(s.ColumnLabels))
 			l.Width = vg.Points(2)
 			if ph.dashed {
 				l.Width = vg.Points(1.2)

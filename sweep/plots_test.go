@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,9 @@ func TestWritePlots(t *testing.T) {
 		{"adversary shares", "fixed: {nodes: 16, degree: 14, payloads: 2}\ncolumns: mode\naxes:\n  mode: [segmented, tier2]\n" +
 			"  stress:\n    honest: {}\n    withholders25: {withholders: 0.25}\n    silent25: {silent: 0.25}\n    loss: {loss-data: 0.05}\n  seed: [1, 2]\n",
 			[]string{"ladder.png", "adversary-p99.png", "adversary-p99.svg"}},
+		// More rows than glyph shapes: the ladder names its points.
+		{"nine rows", "fixed: {nodes: 16, degree: 14, payloads: 2}\ncolumns: mode\naxes:\n  mode: [segmented]\n  datacenter-share: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n  seed: [1]\n",
+			[]string{"ladder.png", "ladder.svg", "sweep-p99.png"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,6 +49,9 @@ func TestWritePlots(t *testing.T) {
 					t.Errorf("no %s among %v", w, names)
 				}
 			}
+			if tt.name == "nine rows" && len(s.RowLabels) != 9 {
+				t.Errorf("rows %v, want the nine shares", s.RowLabels)
+			}
 			if len(s.Varied) == 0 {
 				t.Error("nothing varied")
 			}
@@ -57,5 +64,20 @@ func TestWritePlots(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// No two series share a colour, however many there are.
+func TestSeriesColorDistinct(t *testing.T) {
+	for _, n := range []int{1, 3, 7, 8, 12, 21} {
+		seen := map[color.RGBA]int{}
+		for i := range n {
+			r, g, b, a := seriesColor(i, n).RGBA()
+			c := color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(a >> 8)}
+			if j, dup := seen[c]; dup {
+				t.Errorf("n=%d: series %d and %d share %v", n, j, i, c)
+			}
+			seen[c] = i
+		}
 	}
 }
