@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,6 +79,35 @@ func TestSeriesColorDistinct(t *testing.T) {
 				t.Errorf("n=%d: series %d and %d share %v", n, j, i, c)
 			}
 			seen[c] = i
+		}
+	}
+}
+
+// The overview has one row per configuration, in the grid's order, and
+// every metric warm and cold beside the wall time.
+func TestOverview(t *testing.T) {
+	p := mustPlan(t, smokeGrid)
+	r := fakeRunner(t)
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Write(context.Background(), r.Out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov := s.Tables()[0]
+	if len(ov.Rows) != len(s.Configurations) || len(ov.Rows) != 4 {
+		t.Fatalf("%d rows for %d configurations, want 4", len(ov.Rows), len(s.Configurations))
+	}
+	if len(ov.Columns) != 2*len(Metrics)+1 || ov.Columns[1] != "warm p99" || ov.Columns[len(Metrics)] != "cold p50" {
+		t.Errorf("columns %v", ov.Columns)
+	}
+	for i, row := range ov.Rows {
+		if row.Label != s.Configurations[i].Configuration || len(row.Entries) != len(ov.Columns) {
+			t.Errorf("row %d: %q with %d entries", i, row.Label, len(row.Entries))
+		}
+		if !strings.Contains(row.Entries[1], " s (") || !strings.HasSuffix(row.Entries[2], "%") {
+			t.Errorf("row %d entries %v", i, row.Entries)
 		}
 	}
 }

@@ -57,12 +57,14 @@ func (t Table) WriteMarkdown(w io.Writer) error {
 
 func escape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// Tables lays the summary out as tables: for the warm slots, then the
+// Tables lays the summary out as tables: every configuration with every
+// metric in one table; then, as the published tables are laid out
+// (configuration rows × network columns), for the warm slots, then the
 // cold one, the mean of per-seed medians, the mean of per-seed p99, the
 // share within the window (min–max over seeds) and the copies, each entry
 // with its range over seeds; then what the cells cost.
 func (s *Summary) Tables() []Table {
-	var out []Table
+	out := []Table{s.Overview()}
 	for _, phase := range []string{"warm", "cold"} {
 		for _, m := range Metrics {
 			t := s.grid(func(c *ConfigSummary) string {
@@ -82,6 +84,35 @@ func (s *Summary) Tables() []Table {
 	})
 	cost.Title = "**cost per cell**: wall time, mean (min–max) over seeds; peak RSS, largest"
 	return append(out, cost)
+}
+
+// Overview is one table of every configuration (rows, in the grid's
+// order) and every metric, warm then cold, with the cells' wall time: the
+// table a ladder is read from.
+func (s *Summary) Overview() Table {
+	short := map[Metric]string{MetricP50: "p50", MetricP99: "p99", MetricWithin: "≤ " + s.Window, MetricCopies: "copies"}
+	t := Table{Title: "**every configuration**: mean over seeds (min–max); seconds from the reveal; copies per receiver and slot", Corner: "configuration"}
+	for _, phase := range []string{"warm", "cold"} {
+		for _, m := range Metrics {
+			t.Columns = append(t.Columns, phase+" "+short[m])
+		}
+	}
+	t.Columns = append(t.Columns, "wall per cell")
+	for _, c := range s.Configurations {
+		row := TableRow{Label: c.Configuration}
+		if row.Label == "" {
+			row.Label = "all"
+		}
+		for _, p := range []PhaseStats{c.Warm, c.Cold} {
+			for _, m := range Metrics {
+				row.Entries = append(row.Entries, formatMetric(m, p.Get(m)))
+			}
+		}
+		w := c.WallSeconds
+		row.Entries = append(row.Entries, fmt.Sprintf("%.0f s (%.0f–%.0f)", float64(w.Mean), float64(w.Min), float64(w.Max)))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 func (s *Summary) grid(entry func(*ConfigSummary) string) Table {
