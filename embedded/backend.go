@@ -269,10 +269,14 @@ func (d *embeddedDevnet) PrometheusURL() string { return "" }
 // if it has not exited within 10 s, and removes its temporary files.
 func (d *embeddedDevnet) Close() error {
 	d.closeOnce.Do(func() {
-		defer os.RemoveAll(d.dir)
 		if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			d.closeErr = fmt.Errorf("stop embedded simulation: %w", err)
 		}
+		// The folder goes before the wait: a second interrupt exits the
+		// process at once, and the kernel then kills the simulation
+		// (Pdeathsig), but nothing would remove a folder left for later.
+		// The simulation writes nothing there once it serves.
+		os.RemoveAll(d.dir)
 		select {
 		case <-d.exited:
 		case <-time.After(10 * time.Second):

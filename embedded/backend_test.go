@@ -111,3 +111,63 @@ func TestOpen(t *testing.T) {
 		})
 	}
 }
+
+// Close removes the devnet's temporary folder before it waits for the
+// simulation to exit, so a second interrupt, which exits the process at
+// once, leaves no folder behind.
+func TestCloseRemovesFolderBeforeWaiting(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "endpoints.json")
+	if err := embedded.WriteEndpoints(src, testEndpoints()); err != nil {
+		t.Fatal(err)
+	}
+	where, exited := filepath.Join(dir, "where"), filepath.Join(dir, "exited")
+	body := `#!/bin/sh
+out=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--endpoints" ]; then out="$2"; fi
+  shift
+done
+echo "$out" > ` + where + `
+cp ` + src + ` "$out.tmp" && mv "$out.tmp" "$out"
+trap 'sleep 3; touch ` + exited + `; exit 0' TERM
+while :; do sleep 0.1; done
+`
+	bin := filepath.Join(dir, "segdiff")
+	if err := os.WriteFile(bin, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(embedded.BinaryEnv, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := devnet.Open(ctx, "embedded", devnet.Config{Mode: devnet.ModeSegmented})
+	if err != nil {
+		t.Fatalf("Open(): %v", err)
+	}
+	b, err := os.ReadFile(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Dir(strings.TrimSpace(string(b)))
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
+	for {
+		if _, err := os.Stat(folder); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		select {
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) with %s still there", err, folder)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if _, err := os.Stat(exited); err == nil {
+		t.Error("the folder went only after the simulation exited")
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("Close(): %v", err)
+	}
+	if _, err := os.Stat(exited); err != nil {
+		t.Errorf("Close returned before the simulation exited: %v", err)
+	}
+}
