@@ -154,6 +154,9 @@ func fakeSim(args []string) int {
 		f, _ := os.OpenFile(filepath.Join(dir, "concurrency.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		fmt.Fprintln(f, n)
 		f.Close()
+		f, _ = os.OpenFile(filepath.Join(dir, "gomemlimit.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, os.Getenv("GOMEMLIMIT"))
+		f.Close()
 	}
 	if d, err := time.ParseDuration(os.Getenv(fakeSleepEnv)); err == nil {
 		time.Sleep(d)

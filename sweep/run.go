@@ -36,6 +36,9 @@ type Runner struct {
 	// Budget bounds the memory reserved for running cells (0: none): a
 	// cell starts only when its estimate fits beside the running ones'.
 	Budget int64
+	// CellMemoryLimit, when set, is each cell's GOMEMLIMIT (the plan
+	// capped the cells' estimates with it: Memory.CellLimit).
+	CellMemoryLimit int64
 	// Out is the sweep's output directory.
 	Out string
 	// Progress receives a line per cell started and finished.
@@ -102,8 +105,12 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 		}
 	}
 	jobs := max(r.Jobs, 1)
-	fmt.Fprintf(r.progress(), "sweep %s: %d cells, %d finished before, %d to run; %d at once, memory budget %s\n",
-		p.Grid.Name, len(p.Cells), out.Skipped, len(pending), jobs, budgetString(r.Budget))
+	limit := ""
+	if r.CellMemoryLimit > 0 {
+		limit = ", each cell under GOMEMLIMIT " + embedded.FormatBytes(r.CellMemoryLimit)
+	}
+	fmt.Fprintf(r.progress(), "sweep %s: %d cells, %d finished before, %d to run; %d at once, memory budget %s%s\n",
+		p.Grid.Name, len(p.Cells), out.Skipped, len(pending), jobs, budgetString(r.Budget), limit)
 	active := map[string]running{}
 	done := make(chan finishedCell)
 	sampled := make(chan int64, 1)
@@ -268,6 +275,9 @@ func (r *Runner) runCell(ctx context.Context, p *Plan, c Cell, reserve int64) (*
 	cmd := exec.CommandContext(ctx, r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), r.Env...)
+	if r.CellMemoryLimit > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", r.CellMemoryLimit))
+	}
 	cmd.SysProcAttr = childAttr()
 	// The cell runs in its own process group, so a terminal's Ctrl-C
 	// reaches the sweep alone, and stopping a cell stops all it started.
@@ -360,7 +370,8 @@ func (r *Runner) logRun(start time.Time, out Outcome, cells int, interrupted boo
 	line, err := json.Marshal(map[string]any{
 		"started": start.UTC(), "wall_seconds": out.Wall.Seconds(), "cells": cells, "ran": out.Ran, "skipped": out.Skipped,
 		"failed": len(out.Failed), "interrupted": interrupted, "jobs": max(r.Jobs, 1), "memory_budget_bytes": r.Budget,
-		"peak_sampled_rss_bytes": out.PeakSampledRSS, "host": r.Host,
+		"cell_memory_limit_bytes": r.CellMemoryLimit,
+		"peak_sampled_rss_bytes":  out.PeakSampledRSS, "host": r.Host,
 	})
 	if err != nil {
 		return

@@ -100,6 +100,35 @@ func TestRunJobsAndBudget(t *testing.T) {
 	}
 }
 
+// Under a cell memory limit every cell runs with that GOMEMLIMIT, and the
+// sweep's log records it.
+func TestRunCellMemoryLimit(t *testing.T) {
+	p := mustPlan(t, fourGrid)
+	marks := t.TempDir()
+	r := fakeRunner(t, fakeDirEnv+"="+marks)
+	r.CellMemoryLimit = 3 << 30
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(marks, "gomemlimit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(b))
+	if len(lines) != len(p.Cells) {
+		t.Fatalf("%d cells noted a limit, want %d", len(lines), len(p.Cells))
+	}
+	for _, l := range lines {
+		if l != "3221225472" {
+			t.Errorf("a cell ran with GOMEMLIMIT=%q, want 3221225472", l)
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(r.Out, runsLog))
+	if err != nil || !strings.Contains(string(log), `"cell_memory_limit_bytes":3221225472`) {
+		t.Errorf("runs.jsonl = %s, %v", log, err)
+	}
+}
+
 // Interrupting a sweep stops its cells and leaves no folder for them; the
 // next run reruns exactly those.
 func TestRunInterrupted(t *testing.T) {

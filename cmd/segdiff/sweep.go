@@ -174,11 +174,7 @@ func newRunner(out string, jobs int, budget, cellLimit int64, stderr io.Writer) 
 		bin = exe
 	}
 	host, _ := os.Hostname()
-	r := &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, Out: out, Progress: stderr, Host: host}
-	if cellLimit > 0 {
-		r.Env = append(r.Env, fmt.Sprintf("GOMEMLIMIT=%d", cellLimit))
-	}
-	return r, nil
+	return &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, CellMemoryLimit: cellLimit, Out: out, Progress: stderr, Host: host}, nil
 }
 
 // summarise writes the summary of dir and prints it.
