@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -206,7 +207,7 @@ func TestClusterPathMatchesLocal(t *testing.T) {
 		machines = append(machines, m.Out)
 	}
 	merged := t.TempDir()
-	got, files, err := Merge(context.Background(), merged, machines...)
+	got, files, err := Merge(context.Background(), merged, nil, machines...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +258,39 @@ func TestMemoryModel(t *testing.T) {
 	}
 	if got := m.estimate(seg7); got != seg7.Memory {
 		t.Errorf("another mode: %d, want its estimate", got)
+	}
+}
+
+// Cells one grid ran count for another grid with the same configurations:
+// merged as that grid's cells, relabelled, and the folder then belongs to
+// the new grid alone.
+func TestMergeAdoptsCellsOfAnotherGrid(t *testing.T) {
+	const fixed = "fixed: {nodes: 16, degree: 14, payloads: 2}\n"
+	small := mustPlan(t, "name: small\n"+fixed+"axes:\n  mode: [whole]\n  seed: [1, 2]\n")
+	r := fakeRunner(t)
+	if _, err := r.Run(context.Background(), small); err != nil {
+		t.Fatal(err)
+	}
+	ladder := mustPlan(t, "name: ladder\n"+fixed+"axes:\n  mode: [segmented, whole]\n  seed: [1, 2]\n")
+	out := t.TempDir()
+	s, _, err := Merge(context.Background(), out, ladder, r.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sweep != "ladder" || s.Cells != 2 || s.Planned != 4 || fmt.Sprint(s.Missing) != "[0 1]" {
+		t.Fatalf("summary %s: %d of %d cells, missing %v", s.Sweep, s.Cells, s.Planned, s.Missing)
+	}
+	if len(s.Configurations) != 1 || s.Configurations[0].Configuration != "mode=whole" {
+		t.Errorf("configurations %v", s.Configurations)
+	}
+	var rec Record
+	if err := readJSON(filepath.Join(out, cellsDir, ladder.Cells[3].Hash, recordFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Sweep != "ladder" || rec.Index != 3 || rec.Cells != 4 {
+		t.Errorf("record not relabelled: %s index %d of %d", rec.Sweep, rec.Index, rec.Cells)
+	}
+	if again, _, err := Write(context.Background(), out, nil); err != nil || again.Cells != 2 {
+		t.Errorf("the merged folder alone: %v, %v", again, err)
 	}
 }

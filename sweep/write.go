@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,9 +108,22 @@ func writeSummary(dir string, s *Summary) ([]string, error) {
 // Merge copies the finished cells found at or below each input into
 // out's cells folder (a cell already there is kept) and writes the
 // summary of every cell in out.
-func Merge(ctx context.Context, out string, inputs ...string) (*Summary, []string, error) {
+//
+// With a plan, only the plan's cells are taken, and each is relabelled
+// as the plan's cell of the same configuration hash (its record is
+// rewritten in out): a cell another grid ran counts for this grid when
+// its configuration is the same, and out becomes a folder of p that
+// `segdiff sweep` can resume.
+func Merge(ctx context.Context, out string, p *Plan, inputs ...string) (*Summary, []string, error) {
 	if err := os.MkdirAll(filepath.Join(out, cellsDir), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	var planned map[string]Cell
+	if p != nil {
+		planned = map[string]Cell{}
+		for _, c := range p.Cells {
+			planned[c.Hash] = c
+		}
 	}
 	for _, in := range inputs {
 		dirs, err := cellDirs(ctx, in)
@@ -121,15 +135,54 @@ func Merge(ctx context.Context, out string, inputs ...string) (*Summary, []strin
 			if err := readJSON(filepath.Join(d, recordFile), &rec); err != nil {
 				return nil, nil, err
 			}
+			if _, ok := planned[rec.Hash]; p != nil && !ok {
+				continue
+			}
 			if err := copyCell(d, out, rec.Hash); err != nil {
 				return nil, nil, err
 			}
 		}
-		if b := readOrNil(filepath.Join(in, gridFile)); b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
+		if b := readOrNil(filepath.Join(in, gridFile)); p == nil && b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
 			if err := writeFileAtomic(filepath.Join(out, gridFile), b); err != nil {
 				return nil, nil, fmt.Errorf("merge: %w", err)
 			}
 		}
 	}
-	return Write(ctx, out, nil)
+	if p != nil {
+		if err := adopt(out, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	return Write(ctx, out, p)
+}
+
+// adopt rewrites the record of every cell of p found in out with p's
+// labels for it, and writes p's grid file into out.
+func adopt(out string, p *Plan) error {
+	for _, c := range p.Cells {
+		path := filepath.Join(out, cellsDir, c.Hash, recordFile)
+		var rec Record
+		if err := readJSON(path, &rec); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return fmt.Errorf("merge: %w", err)
+		}
+		if rec.Hash != c.Hash {
+			return fmt.Errorf("merge: %s: record of %s in the folder of %s", path, rec.Hash, c.Hash)
+		}
+		rec.Sweep, rec.GridFile, rec.Columns = p.Grid.Name, p.Grid.File, p.Grid.Columns
+		rec.Index, rec.Cells, rec.Coords, rec.Args = c.Index, len(p.Cells), c.Coords, c.Args
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if err := writeFileAtomic(path, b); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(out, gridFile), p.Grid.Source); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	return nil
 }

@@ -26,7 +26,7 @@ const sweepUsage = `usage:
                                                                         run every cell not yet finished in DIR, then summarise
   segdiff sweep plan GRID.yaml                                          print the cells as JSON for a GitHub Actions matrix
   segdiff sweep cell GRID.yaml --index I --out DIR                      run one cell (I defaults to $JOB_COMPLETION_INDEX)
-  segdiff sweep merge --out DIR DIR...                                  merge result folders and summarise
+  segdiff sweep merge [--grid GRID.yaml] --out DIR DIR...              merge result folders and summarise (as GRID's cells)
   segdiff sweep compare [--tolerance T] [--alpha A] [--cold] BASE NEW   per-configuration deltas; exit 1 on a regression
 `
 
@@ -294,6 +294,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSweepFlags("merge", stderr)
 	out := fs.String("out", "", "directory to merge into and summarise (required)")
+	grid := fs.String("grid", "", "summarise as this grid: take only its cells, matched by configuration hash, whichever grid ran them")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -302,7 +303,13 @@ func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprint(stderr, sweepUsage)
 		return 2
 	}
-	s, files, err := sweep.Merge(ctx, *out, pos...)
+	var plan *sweep.Plan
+	if *grid != "" {
+		if plan, code = loadPlan(*grid, sweep.Memory{}, stderr); plan == nil {
+			return code
+		}
+	}
+	s, files, err := sweep.Merge(ctx, *out, plan, pos...)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep merge: %v\n", err)
 		return 1
