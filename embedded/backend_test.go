@@ -13,6 +13,15 @@ import (
 	"github.com/segdiff/segdiff/embedded"
 )
 
+// fakeSimHead starts a fake sim script: $out is the --endpoints path.
+const fakeSimHead = `#!/bin/sh
+out=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--endpoints" ]; then out="$2"; fi
+  shift
+done
+`
+
 // fakeSim writes a stand-in for `segdiff sim`: a shell script that writes
 // the endpoints file its --endpoints flag names atomically, as the real
 // command does (or fails) and then waits to
@@ -24,13 +33,7 @@ func fakeSim(t *testing.T, endpoints embedded.Endpoints, fail bool) string {
 	if err := embedded.WriteEndpoints(src, endpoints); err != nil {
 		t.Fatal(err)
 	}
-	body := `#!/bin/sh
-out=""
-while [ $# -gt 0 ]; do
-  if [ "$1" = "--endpoints" ]; then out="$2"; fi
-  shift
-done
-`
+	body := fakeSimHead
 	if fail {
 		body += "echo 'simulation failed' >&2\nexit 3\n"
 	} else {
@@ -122,13 +125,7 @@ func TestCloseRemovesFolderBeforeWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	where, exited := filepath.Join(dir, "where"), filepath.Join(dir, "exited")
-	body := `#!/bin/sh
-out=""
-while [ $# -gt 0 ]; do
-  if [ "$1" = "--endpoints" ]; then out="$2"; fi
-  shift
-done
-echo "$out" > ` + where + `
+	body := fakeSimHead + `echo "$out" > ` + where + `
 cp ` + src + ` "$out.tmp" && mv "$out.tmp" "$out"
 trap 'sleep 3; touch ` + exited + `; exit 0' TERM
 while :; do sleep 0.1; done
