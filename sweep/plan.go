@@ -89,6 +89,9 @@ func withoutSeed(cs []Coord) []Coord {
 type Plan struct {
 	Grid  *Grid
 	Cells []Cell
+	// CellLimit is the GOMEMLIMIT the cells were planned with and run
+	// under (Memory.CellLimit; 0: none).
+	CellLimit int64
 }
 
 // Memory is what a machine gives a sweep's cells.
@@ -135,7 +138,7 @@ func NewPlan(g *Grid, sim Sim, mem Memory) (*Plan, error) {
 	if errs.any() {
 		return nil, errs.join()
 	}
-	p := &Plan{Grid: g}
+	p := &Plan{Grid: g, CellLimit: mem.CellLimit}
 	byHash := map[string]int{}
 	g.product(func(coords []Coord, set []Assign) {
 		c := Cell{Index: len(p.Cells), Coords: coords, Set: set, Args: g.args(set)}

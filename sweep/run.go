@@ -36,9 +36,6 @@ type Runner struct {
 	// Budget bounds the memory reserved for running cells (0: none): a
 	// cell starts only when its estimate fits beside the running ones'.
 	Budget int64
-	// CellMemoryLimit, when set, is each cell's GOMEMLIMIT (the plan
-	// capped the cells' estimates with it: Memory.CellLimit).
-	CellMemoryLimit int64
 	// Out is the sweep's output directory.
 	Out string
 	// Progress receives a line per cell started and finished.
@@ -106,8 +103,8 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 	}
 	jobs := max(r.Jobs, 1)
 	limit := ""
-	if r.CellMemoryLimit > 0 {
-		limit = ", each cell under GOMEMLIMIT " + embedded.FormatBytes(r.CellMemoryLimit)
+	if p.CellLimit > 0 {
+		limit = ", each cell under GOMEMLIMIT " + embedded.FormatBytes(p.CellLimit)
 	}
 	fmt.Fprintf(r.progress(), "sweep %s: %d cells, %d finished before, %d to run; %d at once, memory budget %s%s\n",
 		p.Grid.Name, len(p.Cells), out.Skipped, len(pending), jobs, budgetString(r.Budget), limit)
@@ -149,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 	out.Wall = time.Since(start)
 	close(stopSampling)
 	out.PeakSampledRSS = <-sampled
-	r.logRun(start, out, len(p.Cells), ctx.Err() != nil)
+	r.logRun(start, out, p, ctx.Err() != nil)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("%w: %d of %d cells finished; run the same command again to resume", ErrInterrupted, finishedCount, total)
 	}
@@ -275,8 +272,8 @@ func (r *Runner) runCell(ctx context.Context, p *Plan, c Cell, reserve int64) (*
 	cmd := exec.CommandContext(ctx, r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), r.Env...)
-	if r.CellMemoryLimit > 0 {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", r.CellMemoryLimit))
+	if p.CellLimit > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", p.CellLimit))
 	}
 	cmd.SysProcAttr = childAttr()
 	// The cell runs in its own process group, so a terminal's Ctrl-C
@@ -366,11 +363,11 @@ func (r *Runner) keepFailure(c Cell, tmp string) {
 // many cells, and the measured peak memory (the sweep's cost figures).
 const runsLog = "runs.jsonl"
 
-func (r *Runner) logRun(start time.Time, out Outcome, cells int, interrupted bool) {
+func (r *Runner) logRun(start time.Time, out Outcome, p *Plan, interrupted bool) {
 	line, err := json.Marshal(map[string]any{
-		"started": start.UTC(), "wall_seconds": out.Wall.Seconds(), "cells": cells, "ran": out.Ran, "skipped": out.Skipped,
+		"started": start.UTC(), "wall_seconds": out.Wall.Seconds(), "cells": len(p.Cells), "ran": out.Ran, "skipped": out.Skipped,
 		"failed": len(out.Failed), "interrupted": interrupted, "jobs": max(r.Jobs, 1), "memory_budget_bytes": r.Budget,
-		"cell_memory_limit_bytes": r.CellMemoryLimit,
+		"cell_memory_limit_bytes": p.CellLimit,
 		"peak_sampled_rss_bytes":  out.PeakSampledRSS, "host": r.Host,
 	})
 	if err != nil {

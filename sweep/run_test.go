@@ -104,10 +104,16 @@ func TestRunJobsAndBudget(t *testing.T) {
 // Under a cell memory limit every cell runs with that GOMEMLIMIT, and the
 // sweep's log records it.
 func TestRunCellMemoryLimit(t *testing.T) {
-	p := mustPlan(t, fourGrid)
+	g, err := Decode("test.yaml", []byte(fourGrid), testSim{}.Keys()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(g, testSim{}, Memory{CellLimit: 3 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
 	marks := t.TempDir()
 	r := fakeRunner(t, fakeDirEnv+"="+marks)
-	r.CellMemoryLimit = 3 << 30
 	if _, err := r.Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if plan == nil {
 		return code
 	}
-	r, err := newRunner(*out, *jobs, limit, perCell, stderr)
+	r, err := newRunner(*out, *jobs, limit, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
 		return 1
@@ -164,7 +164,7 @@ func loadPlan(path string, mem sweep.Memory, stderr io.Writer) (*sweep.Plan, int
 	return p, 0
 }
 
-func newRunner(out string, jobs int, budget, cellLimit int64, stderr io.Writer) (*sweep.Runner, error) {
+func newRunner(out string, jobs int, budget int64, stderr io.Writer) (*sweep.Runner, error) {
 	bin := os.Getenv(embedded.BinaryEnv)
 	if bin == "" {
 		exe, err := os.Executable()
@@ -174,7 +174,7 @@ func newRunner(out string, jobs int, budget, cellLimit int64, stderr io.Writer) 
 		bin = exe
 	}
 	host, _ := os.Hostname()
-	return &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, CellMemoryLimit: cellLimit, Out: out, Progress: stderr, Host: host}, nil
+	return &sweep.Runner{Binary: bin, Jobs: jobs, Budget: budget, Out: out, Progress: stderr, Host: host}, nil
 }
 
 // summarise writes the summary of dir and prints it.
@@ -276,7 +276,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "segdiff sweep cell: cell %s needs an estimated %s (%s), more than the %s available\n", c, embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(limit))
 		return 2
 	}
-	r, err := newRunner(*out, 1, 0, perCell, stderr)
+	r, err := newRunner(*out, 1, 0, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
 		return 1
