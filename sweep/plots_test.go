@@ -29,15 +29,7 @@ func TestWritePlots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := mustPlan(t, tt.grid)
-			r := fakeRunner(t)
-			if _, err := r.Run(context.Background(), p); err != nil {
-				t.Fatal(err)
-			}
-			s, files, err := Write(context.Background(), r.Out, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, files := runAndWrite(t, tt.grid)
 			var names []string
 			for _, f := range files {
 				names = append(names, filepath.Base(f))
@@ -86,15 +78,7 @@ func TestSeriesColorDistinct(t *testing.T) {
 // The overview has one row per configuration, in the grid's order, and
 // every metric warm and cold beside the wall time.
 func TestOverview(t *testing.T) {
-	p := mustPlan(t, smokeGrid)
-	r := fakeRunner(t)
-	if _, err := r.Run(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := Write(context.Background(), r.Out, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := runAndWrite(t, smokeGrid)
 	ov := s.Tables()[0]
 	if len(ov.Rows) != len(s.Configurations) || len(ov.Rows) != 4 {
 		t.Fatalf("%d rows for %d configurations, want 4", len(ov.Rows), len(s.Configurations))
@@ -110,4 +94,19 @@ func TestOverview(t *testing.T) {
 			t.Errorf("row %d entries %v", i, row.Entries)
 		}
 	}
+}
+
+// runAndWrite runs grid's cells with the fake sim and writes its summary.
+func runAndWrite(t *testing.T, grid string) (*Summary, []string) {
+	t.Helper()
+	p := mustPlan(t, grid)
+	r := fakeRunner(t)
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	s, files, err := Write(context.Background(), r.Out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, files
 }
