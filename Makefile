@@ -23,7 +23,7 @@ FUZZTIME ?= 60s
 all: lint test
 
 help: ## list targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
 
 test: ## unit, Starlark, SDK-fake and suite unit tests (seconds to minutes)
 	$(GO) test -count=1 ./...
@@ -65,10 +65,9 @@ lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck, black on .star
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	@command -v shellcheck >/dev/null || { echo "shellcheck missing: apt-get install -y shellcheck"; exit 1; }
+	@bash .ci/install-tools --check
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
 	shellcheck .ci/run scripts/* $$(git ls-files -co --exclude-standard '*.sh')
-	@command -v black >/dev/null || { echo "black missing (Starlark formatting, as kurtosis lint checks it): apt-get install -y black"; exit 1; }
 	black --quiet --include '\.star$$' --check kurtosis/
 
 sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented')
