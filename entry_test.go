@@ -1,15 +1,22 @@
 package segdiff_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/segdiff/segdiff/steps"
 )
 
 // cliEnv makes this test binary behave as the runner the godog CLI
@@ -21,6 +28,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(godog.TestSuite{Name: "segdiff", TestSuiteInitializer: InitializeTestSuite, ScenarioInitializer: InitializeScenario}.Run())
 	}
+	listenForInterrupts()
 	os.Exit(m.Run())
 }
 
@@ -124,24 +132,141 @@ func TestEntryPointsFailClosed(t *testing.T) {
 // must fail (segments without a code, the source omitting parts) — as the
 // suite runs any scenario, and requires the suite to fail naming the
 // stranded nodes, slots and parts held: proof that it fails closed on a
-// broken network. It opens embedded devnets, so it runs with make e2e
-// (SEGDIFF_E2E=1), not make test.
+// broken network. It opens devnets, so it runs with make e2e
+// (SEGDIFF_E2E=1), not make test, and only on a backend that runs @broken
+// scenarios (the embedded one: a Kurtosis enclave's network is what its
+// params made it).
+//
+// Ctrl-C while it runs stops the child suite cleanly and ends this binary
+// with 130, so that no later test starts.
 func TestBrokenNetworkFailsTheSuite(t *testing.T) {
 	if os.Getenv("SEGDIFF_E2E") != "1" || os.Getenv(brokenEnv) != "" {
 		t.Skip("set SEGDIFF_E2E=1 (make e2e) to run the broken-network check")
 	}
-	reports := t.TempDir()
-	code, out := runSelf(t, []string{brokenEnv + "=1", "SEGDIFF_REPORTS_DIR=" + reports},
-		"-test.run=^TestFeatures$", "-test.count=1", "-godog.tags=@broken")
-	if code == 0 {
-		t.Fatalf("the suite passed on a broken network:\n%s", out)
+	backend := suite.Config().Backend
+	probe := steps.New(steps.Config{Backend: backend, Broken: true, Log: io.Discard})
+	plan, err := probe.Plan(godog.Options{Paths: []string{"features"}, Tags: steps.TagBroken})
+	if err != nil {
+		t.Fatalf("plan the @broken scenarios: %v", err)
 	}
+	if len(plan.Scenarios) == 0 {
+		t.Fatal("no scenario in features/ is tagged @broken: the broken-network check would check nothing")
+	}
+	if len(plan.Runnable()) == 0 {
+		t.Skipf("none of the %d @broken scenarios runs on the %s backend (%s); the broken-network check runs on the embedded devnet",
+			len(plan.Scenarios), backend, plan.Scenarios[0].Skip)
+	}
+	code, out, sig := runChildSuite(t, []string{brokenEnv + "=1", "SEGDIFF_REPORTS_DIR=" + t.TempDir()},
+		"-test.run=^TestFeatures$", "-test.count=1", "-godog.tags="+steps.TagBroken)
+	if sig != nil {
+		fmt.Fprintf(os.Stderr, "segdiff: %v: the broken-network check's suite stopped (exit %d); exit 130\n", sig, code)
+		os.Exit(130)
+	}
+	switch code {
+	case 0:
+		t.Fatalf("the suite passed on a broken network:\n%s", out)
+	case 130:
+		t.Fatalf("the broken-network suite was interrupted (exit 130), so it proved nothing:\n%s", out)
+	}
+	var missing []string
 	for _, want := range []string{"completion from reveal", "nodes never completed", "never completed slots 2 (holding", "of 23 parts)"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("the failure does not say %q:\n%s", want, out)
+			missing = append(missing, fmt.Sprintf("%q", want))
 		}
 	}
-	t.Logf("the suite failed as it must (exit %d)", code)
+	if len(missing) > 0 {
+		t.Fatalf("the suite failed (exit %d), but not as a broken network must: its output lacks %s:\n%s", code, strings.Join(missing, ", "), out)
+	}
+	t.Logf("the suite failed on the broken network as it must (exit %d), naming the stranded nodes", code)
+}
+
+// runChildSuite runs this test binary with args and env, as the broken-network
+// check's child suite, and returns its exit code and combined output. A
+// SIGINT or SIGTERM this binary receives meanwhile is forwarded to the
+// child's process group, the child is waited for while it cleans up, and the
+// signal is returned.
+func runChildSuite(t *testing.T, env []string, args ...string) (code int, out string, sig os.Signal) {
+	t.Helper()
+	var buf lockedBuffer
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	cmd.SysProcAttr = childAttr()
+	signals := make(chan os.Signal, 4)
+	release := claimInterrupts(func(s os.Signal) {
+		select {
+		case signals <- s:
+		default:
+		}
+	})
+	defer release()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the child suite: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timeout := time.NewTimer(childSuiteTimeout)
+	defer timeout.Stop()
+	var err error
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case s := <-signals:
+			if sig == nil {
+				sig = s
+				fmt.Fprintf(os.Stderr, "segdiff: %v: stopping the broken-network check's suite\n", s)
+			}
+			signalGroup(cmd.Process, s)
+		case <-timeout.C:
+			signalGroup(cmd.Process, syscall.SIGKILL)
+			err = <-done
+			t.Fatalf("the child suite ran over %v and was killed:\n%s", childSuiteTimeout, buf.String())
+		}
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		if code < 0 { // killed by a signal
+			code = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+		}
+	} else if err != nil {
+		t.Fatalf("wait for the child suite: %v", err)
+	}
+	return code, buf.String(), sig
+}
+
+// childSuiteTimeout bounds the broken-network check's suite (10-40 s on
+// the 2-core machine).
+const childSuiteTimeout = 10 * time.Minute
+
+// signalGroup sends s to p's process group (where childAttr gave it one),
+// so that the simulations it started get it too, as from a terminal.
+func signalGroup(p *os.Process, s os.Signal) {
+	if n, ok := s.(syscall.Signal); ok && childAttr() != nil && childAttr().Setpgid {
+		if syscall.Kill(-p.Pid, n) == nil {
+			return
+		}
+	}
+	_ = p.Signal(s)
+}
+
+// lockedBuffer collects a child's stdout and stderr, written concurrently.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // brokenEnv marks the subprocess of TestBrokenNetworkFailsTheSuite.

@@ -144,8 +144,10 @@ func TestFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Format = fmt.Sprintf("%s,junit:%s,cucumber:%s", o.Format, filepath.Join(formatDir, "junit.xml"), filepath.Join(formatDir, "cucumber.json"))
-	stop := suite.AbortOnSignal(os.Exit)
-	defer stop()
+	// Ctrl-C stops every devnet, removes temporary files and the
+	// unfinished report, and exits 130 (TestMain listens for it).
+	release := claimInterrupts(func(sig os.Signal) { suite.Interrupt(sig, os.Exit) })
+	defer release()
 	suite.DeferReport()
 	ts := godog.TestSuite{
 		Name:                 "segdiff",

@@ -2,23 +2,15 @@ package steps_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"math/big"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/attestantio/go-eth2-client/spec/phase0"
 	"github.com/cucumber/godog"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/segdiff/segdiff/beacon/beacontest"
-	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/devnet/kurtosis"
+	"github.com/segdiff/segdiff/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/metrics/metricstest"
 	"github.com/segdiff/segdiff/report"
 	"github.com/segdiff/segdiff/steps"
 )
@@ -51,50 +43,21 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 	}
 }
 
-// The fake chain of the Kurtosis-backend tests: 6 epochs of 8 slots, so
-// "the chain has finished 3 epochs" judges epochs 2..4.
+// The fake chain of the Kurtosis-backend tests (kurtosistest's default).
 const (
-	healthEpochs        = 6
-	healthSlotsPerEpoch = 8
+	healthEpochs        = kurtosistest.HealthyEpochs
+	healthSlotsPerEpoch = kurtosistest.HealthySlotsPerEpoch
 )
 
-// attachKurtosis writes an endpoints file naming the fake backend's nodes,
-// each with chain's beacon API and a fake EL, and points the kurtosis
-// backend at it. Every slot's bid commits to a block hash the ELs hold,
-// except that the EL of node lacking does not hold slot 5's.
+// attachKurtosis starts a fake enclave (kurtosistest.StartEnclave) whose
+// nodes serve chain's beacon API, and points the kurtosis backend at it.
+// The EL of node lacking does not hold slot 5's block.
 func attachKurtosis(t *testing.T, chain *beacontest.Chain, lacking string) {
 	t.Helper()
-	fake, err := openFake(context.Background(), devnet.Config{Mode: devnet.ModeSegmented, Preset: "fake"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	blocks := map[common.Hash]uint64{}
-	for slot := uint64(1); slot <= fakeSlots+1; slot++ {
-		h := (&types.Header{Number: new(big.Int).SetUint64(slot), Difficulty: new(big.Int)}).Hash()
-		chain.SetBidBlockHash(slot, phase0.Hash32(h))
-		blocks[h] = slot
-	}
-	bn := beacontest.NewServer(t, chain)
-	nodes, _ := fake.Nodes(context.Background())
-	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "test", Mode: devnet.ModeSegmented,
-		SecondsPerSlot: 12, PayloadDueBPS: 5000, WrittenAt: time.Now(),
-		PrometheusURL: "http://127.0.0.1:9"} // unused: the suite scrapes nodes directly
-	for _, n := range nodes {
-		n.BeaconURL = bn.URL
-		missing := uint64(0)
-		if n.ID == lacking {
-			missing = 5
-		}
-		el := httptest.NewServer(fakeEL(blocks, missing))
-		t.Cleanup(el.Close)
-		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: n, CLService: "cl-" + n.ID, ELRPCURL: el.URL})
-	}
-	path := filepath.Join(t.TempDir(), "endpoints.json")
-	if err := kurtosis.WriteEndpoints(path, e); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(kurtosis.EnvEndpoints, path)
+	e := kurtosistest.StartEnclave(t, kurtosistest.EnclaveConfig{
+		Network: metricstest.Network{Slots: fakeSlots, Receivers: fakeReceivers, Compressed: fakeCompressed},
+		Chain:   chain, LackingEL: lacking})
+	t.Setenv(kurtosis.EnvEndpoints, e.EndpointsPath)
 }
 
 // runKurtosis runs the @kurtosis scenarios of paths against the attached
@@ -112,27 +75,4 @@ func runKurtosis(t *testing.T, paths ...string) (int, string, *steps.Suite) {
 			Tags: "@kurtosis && ~@slow", Strict: true, NoColors: true},
 	}.Run()
 	return status, out.String() + log.String(), s
-}
-
-// fakeEL answers eth_getBlockByHash for blocks (hash → slot), but not for
-// the block of slot missing, with a header; anything else with null.
-func fakeEL(blocks map[common.Hash]uint64, missing uint64) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage   `json:"id"`
-			Method string            `json:"method"`
-			Params []json.RawMessage `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Method != "eth_getBlockByHash" || len(req.Params) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		var h common.Hash
-		_ = json.Unmarshal(req.Params[0], &h)
-		var result any
-		if slot, ok := blocks[h]; ok && slot != missing {
-			result = &types.Header{Number: new(big.Int).SetUint64(slot), Difficulty: new(big.Int)}
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
-	}
 }

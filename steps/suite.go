@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -138,6 +139,7 @@ type Suite struct {
 	deferReport bool // Finish writes the report, not AfterSuite
 	finishOnce  sync.Once
 	finishErr   error
+	interrupted atomic.Int32 // signals Interrupt has seen
 }
 
 // New returns a Suite with cfg's defaults applied.

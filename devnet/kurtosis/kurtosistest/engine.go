@@ -13,6 +13,11 @@
 // path_compression), RunStarlarkPackage (a scripted transcript of response
 // lines) and GetServices (the real API container's lookup rules) on the API
 // container. Everything else is Unimplemented.
+//
+// StartEnclave fakes the other side of a run: what `segdiff devnet up`
+// leaves for the suite (an endpoints file naming nodes whose metrics, beacon
+// API and EL JSON-RPC answer on loopback), so the suite's kurtosis backend
+// can be run offline against healthy or broken nodes.
 package kurtosistest
 
 import (

@@ -1,0 +1,171 @@
+// Package metricstest serves the segdiff metrics contract for a fake
+// network: a builder and receivers whose histories are fixed in advance,
+// each node's exposition on its own URL of one loopback HTTP server. The
+// suite's step and backend tests, and tests of a client's exporter against
+// the suite, read these nodes exactly as they read a real node's /metrics.
+package metricstest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/segdiff/segdiff/metrics"
+)
+
+// Network describes a fake network's history. Zero values take the
+// defaults named per field.
+type Network struct {
+	// Mode is the diffusion mode payload_diffusion_info names (default
+	// "segmented").
+	Mode string
+	// Genesis and SlotDuration place slot s at Genesis + s·SlotDuration
+	// (defaults: 2027-01-15T08:00:00Z and 1 s).
+	Genesis      time.Time
+	SlotDuration time.Duration
+	// Slots are revealed 1..Slots (default 6).
+	Slots int
+	// Receivers besides the builder b00, named n01.. (default 8). Receiver
+	// i completes 200+40i ms after the reveal (times Slowdown), receives
+	// BytesFactor·Compressed·(1.2+0.02i) data bytes and 2000 control bytes
+	// per slot; every third is a datacenter node.
+	Receivers int
+	// Slowdown multiplies every receiver's delay (default 1).
+	Slowdown float64
+	// BytesFactor multiplies every receiver's data bytes (default 1).
+	BytesFactor float64
+	// Compressed is the payload's compressed size (default 746,000 bytes).
+	Compressed int
+	// RawSize gives slot's raw payload size (default 1 MiB for every slot).
+	RawSize func(slot uint64) int
+	// Incomplete reports whether receiver id never exports a completion
+	// (a stranded node, or a client lacking the series); default none.
+	Incomplete func(id string) bool
+	// Client names the exporting client in payload_diffusion_info (default
+	// "fake").
+	Client string
+}
+
+// Defaults of Network.
+var (
+	DefaultGenesis = time.Unix(1_800_000_000, 0).UTC()
+)
+
+// Node is one fake node as a devnet lists it.
+type Node struct {
+	ID         string
+	Builder    bool
+	Datacenter bool
+	MetricsURL string
+}
+
+// Served is a running fake network.
+type Served struct {
+	Nodes []Node // sorted by ID: the builder b00 first
+	srv   *httptest.Server
+}
+
+// Close stops the server.
+func (s *Served) Close() { s.srv.Close() }
+
+// withDefaults returns n with zero fields set to their defaults.
+func (n Network) withDefaults() Network {
+	if n.Mode == "" {
+		n.Mode = "segmented"
+	}
+	if n.Genesis.IsZero() {
+		n.Genesis = DefaultGenesis
+	}
+	if n.SlotDuration == 0 {
+		n.SlotDuration = time.Second
+	}
+	if n.Slots == 0 {
+		n.Slots = 6
+	}
+	if n.Receivers == 0 {
+		n.Receivers = 8
+	}
+	if n.Slowdown == 0 {
+		n.Slowdown = 1
+	}
+	if n.BytesFactor == 0 {
+		n.BytesFactor = 1
+	}
+	if n.Compressed == 0 {
+		n.Compressed = 746_000
+	}
+	if n.RawSize == nil {
+		n.RawSize = func(uint64) int { return 1 << 20 }
+	}
+	if n.Incomplete == nil {
+		n.Incomplete = func(string) bool { return false }
+	}
+	if n.Client == "" {
+		n.Client = "fake"
+	}
+	return n
+}
+
+// SlotStart is when slot begins on n's clock.
+func (n Network) SlotStart(slot uint64) time.Time {
+	n = n.withDefaults()
+	return n.Genesis.Add(time.Duration(slot) * n.SlotDuration)
+}
+
+// Reveal is when the builder reveals slot's payload: 500 ms into the slot.
+func (n Network) Reveal(slot uint64) time.Time { return n.SlotStart(slot).Add(500 * time.Millisecond) }
+
+// CompletionDelay is how long after the reveal receiver i (1-based)
+// completes.
+func (n Network) CompletionDelay(i int) time.Duration {
+	n = n.withDefaults()
+	return time.Duration(n.Slowdown * float64(200+40*i) * float64(time.Millisecond))
+}
+
+// Serve starts n's nodes on one loopback server.
+func (n Network) Serve() (*Served, error) {
+	n = n.withDefaults()
+	mux := http.NewServeMux()
+	s := &Served{srv: httptest.NewServer(mux)}
+	for i := 0; i <= n.Receivers; i++ {
+		node := Node{ID: fmt.Sprintf("n%02d", i), Datacenter: i > 0 && i%3 == 0}
+		if i == 0 {
+			node = Node{ID: "b00", Builder: true, Datacenter: true}
+		}
+		node.MetricsURL = s.srv.URL + "/" + node.ID + "/metrics"
+		reg := prometheus.NewRegistry()
+		rec, err := metrics.NewRecorder(reg, metrics.WithInfo(n.Mode, "segdiff/1", n.Client))
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("fake node %s: %w", node.ID, err)
+		}
+		n.record(rec, i, node.ID)
+		mux.Handle("/"+node.ID+"/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		s.Nodes = append(s.Nodes, node)
+	}
+	return s, nil
+}
+
+// record writes node i's history into rec.
+func (n Network) record(rec *metrics.Recorder, i int, id string) {
+	for slot := uint64(1); slot <= uint64(n.Slots); slot++ {
+		start, reveal := n.SlotStart(slot), n.Reveal(slot)
+		rec.BlockArrived(slot, start.Add(100*time.Millisecond))
+		rec.BlockInstalled(slot, start.Add(time.Duration(110+i)*time.Millisecond))
+		if i == 0 {
+			rec.Revealed(slot, reveal, n.RawSize(slot), n.Compressed, 23)
+			continue
+		}
+		delay := n.CompletionDelay(i)
+		rec.FirstArrival(slot, reveal.Add(delay/4))
+		if !n.Incomplete(id) {
+			rec.Completed(slot, reveal.Add(delay))
+		}
+		rec.AddReceivedBytes(slot, metrics.KindData, int(n.BytesFactor*float64(n.Compressed)*(1.2+0.02*float64(i))))
+		rec.AddReceivedBytes(slot, metrics.KindControl, 2000)
+	}
+}
