@@ -156,9 +156,17 @@ func TestBrokenNetworkFailsTheSuite(t *testing.T) {
 		t.Skipf("none of the %d @broken scenarios runs on the %s backend (%s); the broken-network check runs on the embedded devnet",
 			len(plan.Scenarios), backend, plan.Scenarios[0].Skip)
 	}
-	code, out, sig := runChildSuite(t, []string{brokenEnv + "=1", "SEGDIFF_REPORTS_DIR=" + t.TempDir()},
+	// Not t.TempDir: an interrupt ends the binary with os.Exit, which runs
+	// no cleanup.
+	reports, err := os.MkdirTemp("", "segdiff-broken-reports-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(reports)
+	code, out, sig := runChildSuite(t, []string{brokenEnv + "=1", "SEGDIFF_REPORTS_DIR=" + reports},
 		"-test.run=^TestFeatures$", "-test.count=1", "-godog.tags="+steps.TagBroken)
 	if sig != nil {
+		os.RemoveAll(reports)
 		fmt.Fprintf(os.Stderr, "segdiff: %v: the broken-network check's suite stopped (exit %d); exit 130\n", sig, code)
 		os.Exit(130)
 	}
