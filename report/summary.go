@@ -141,19 +141,22 @@ func cell(s string) string {
 
 // writeDistributions summarises every pooled distribution per link class:
 // the per-node figures behind the verdicts (install delay included, which
-// no budget may fail but the report must show).
+// no budget may fail but the report must show), one row group per devnet.
 func writeDistributions(b *strings.Builder, run Run) {
 	if len(run.Distributions) == 0 {
 		return
 	}
 	b.WriteString("## Distributions (nearest-rank, pooled over nodes x warm slots)\n\n")
-	b.WriteString("| measure | mode | link class | nodes | samples | p50 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| measure | devnet | link class | nodes | samples | p50 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
 	ds := append([]*Distribution(nil), run.Distributions...)
-	sort.Slice(ds, func(i, j int) bool {
+	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].Kind != ds[j].Kind {
 			return ds[i].Kind < ds[j].Kind
 		}
-		return ds[i].Mode < ds[j].Mode
+		if ri, rj := modeRank(ds[i].Mode), modeRank(ds[j].Mode); ri != rj {
+			return ri < rj
+		}
+		return run.DevnetLabel(ds[i].Devnet) < run.DevnetLabel(ds[j].Devnet)
 	})
 	for _, d := range ds {
 		u := assertions.UnitSeconds
@@ -178,7 +181,7 @@ func writeDistributions(b *strings.Builder, run Run) {
 		sort.Strings(links)
 		for _, l := range links {
 			vs := byLink[l]
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, d.Mode, l, len(nodes[l]), len(vs),
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, cell(run.DevnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
 				u.Format(stats.Quantile(vs, 0.5)), u.Format(stats.Quantile(vs, 0.9)), u.Format(stats.Quantile(vs, 1)))
 		}
 	}
