@@ -102,7 +102,7 @@ func TestWrite(t *testing.T) {
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, "run-2", "summary.md"))
 	for _, want := range []string{"Δ vs previous", "Changes (Δ) are against run run-1", "| median completion from reveal |", "(datacenter)", "![completion-cdf](completion-cdf.png)",
-		"kurtosis only — skipped", "| completion | whole (ci) | datacenter | 10 | 40 |", "| copies | segmented (ci) | all | 40 | 160 |"} {
+		"| kurtosis only |  | skipped: not tagged @embedded |  |", "| completion | whole (ci) | datacenter | 10 | 40 |", "| copies | segmented (ci) | all | 40 | 160 |"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, sum)
 		}
@@ -195,3 +195,53 @@ func TestAddSamplesPoolsOnce(t *testing.T) {
 	}
 }
 
+// summary.md opens with every scenario's outcome, gives skips their reason
+// (not an "Error:"), and no two sections share a title, even where an
+// outline's rows for two backends share a name.
+func TestSummaryOpensWithTheOutcomeTable(t *testing.T) {
+	run := testRun("run-1", 0.7)
+	slow := []assertions.Sample{{Node: "n1", Slot: 2, Value: 2}}
+	const shared = "every node completes every warm payload within 3s of the reveal (segmented)"
+	run.Scenarios = append(run.Scenarios,
+		report.Scenario{Name: shared, Status: report.StatusSkipped, Error: "not tagged @embedded"},
+		report.Scenario{Name: shared, Status: report.StatusPassed, Devnets: []string{"embedded: mode=segmented"},
+			Verdicts: []assertions.Verdict{assertions.AllAtMost("completion from reveal, every node and warm slot", assertions.UnitSeconds, slow, 3)}},
+		report.Scenario{Name: shared, Status: report.StatusPassed, Devnets: []string{"embedded: mode=whole"},
+			Verdicts: []assertions.Verdict{assertions.AllAtMost("completion from reveal, every node and warm slot", assertions.UnitSeconds, slow, 3)}},
+		report.Scenario{Name: "too slow", Status: report.StatusFailed, Devnets: []string{"embedded: mode=segmented"}, Error: "median completion from reveal = 2s ...",
+			Verdicts: []assertions.Verdict{assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, slow, 0.5, 1)}},
+		report.Scenario{Name: "no devnet", Status: report.StatusFailed, Error: "open devnet (mode=tier2): boom"},
+	)
+	sum := report.Summary(run, nil, nil)
+	lines := strings.Split(sum, "\n")
+	if lines[0] != "# segdiff run run-1" || lines[2] != "| scenario | devnet | status | failing verdict |" {
+		t.Fatalf("summary.md does not open with the outcome table:\n%s", sum)
+	}
+	for _, want := range []string{
+		"| median completion | segmented (ci) | passed |  |",
+		"| kurtosis only |  | skipped: not tagged @embedded |  |",
+		"| " + shared + " |  | skipped: not tagged @embedded |  |",
+		"| too slow | segmented (ci) | **failed** | median completion from reveal = 2s, budget <= 1s |",
+		"| no devnet |  | **failed** | open devnet (mode=tier2): boom |",
+		"Error: open devnet (mode=tier2): boom",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "Error: not tagged") {
+		t.Errorf("a skip is labelled as an error:\n%s", sum)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			if seen[l] {
+				t.Errorf("title %q repeats:\n%s", l, sum)
+			}
+			seen[l] = true
+		}
+	}
+	if strings.Contains(sum, "## kurtosis only") {
+		t.Errorf("a skipped scenario has a section; its row says all there is:\n%s", sum)
+	}
+}
