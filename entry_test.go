@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(godog.TestSuite{Name: "segdiff", TestSuiteInitializer: InitializeTestSuite, ScenarioInitializer: InitializeScenario}.Run())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	printOutcome(os.Stdout) // the report path is the last line make e2e prints
+	os.Exit(code)
 }
 
 // runSelf runs this test binary with args and env and returns its exit
