@@ -42,14 +42,19 @@ var underTest bool
 var suiteRan bool
 
 func init() {
-	cfg := suite.Config()
-	opts.Tags = "@embedded && ~@slow && ~@broken"
-	if cfg.Backend != "embedded" {
-		opts.Tags = "@" + cfg.Backend + " && ~@slow && ~@broken"
-	}
+	opts.Tags = defaultTags(suite.Config().Backend)
 	// The standard flag set (not pflag) so that both -godog.tags and
 	// --godog.tags work, as go test passes either through.
 	godog.BindFlags("godog.", flag.CommandLine, &opts)
+}
+
+// defaultTags is the tag filter of a run on backend when none is given.
+func defaultTags(backend string) string { return "@" + backend + " && ~@slow && ~@broken" }
+
+// optedIn reports whether the tag filter tags selects the opt-in tag (@slow,
+// @broken) rather than excluding it.
+func optedIn(tags, tag string) bool {
+	return strings.Contains(tags, tag) && !strings.Contains(tags, "~"+tag)
 }
 
 func newSuite() *steps.Suite {
@@ -145,10 +150,10 @@ func TestFeatures(t *testing.T) {
 		t.Log("segdiff: -godog.strict=false ignored: undefined and pending steps always fail")
 		o.Strict = true
 	}
-	if tags := o.Tags; strings.Contains(tags, "@broken") && !strings.Contains(tags, "~@broken") {
+	if optedIn(o.Tags, "@broken") {
 		suite.SetBroken(true)
 	}
-	if tags := o.Tags; strings.Contains(tags, "@slow") && !strings.Contains(tags, "~@slow") {
+	if optedIn(o.Tags, "@slow") {
 		suite.SetSlow(true)
 		// Two 500-node simulations at once would need twice the memory;
 		// open them one after the other unless told otherwise.
