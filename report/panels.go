@@ -25,7 +25,7 @@ import (
 // devnet.
 type panel struct {
 	Devnet string // config key, see Distribution.Devnet
-	Label  string // Run.DevnetLabel
+	Label  string // Run.devnetLabel
 	Mode   string
 	// Values are the samples' values, sorted; +Inf (never) sorts last and
 	// keeps the curve below 1.
@@ -43,7 +43,7 @@ func panels(run Run, kind string) []panel {
 		if d.Kind != kind || len(d.Samples) == 0 {
 			continue
 		}
-		p := panel{Devnet: d.Devnet, Label: run.DevnetLabel(d.Devnet), Mode: d.Mode}
+		p := panel{Devnet: d.Devnet, Label: run.devnetLabel(d.Devnet), Mode: d.Mode}
 		for _, s := range d.Samples {
 			p.Values = append(p.Values, s.Value)
 		}

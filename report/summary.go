@@ -128,7 +128,7 @@ func writeOutcomes(b *strings.Builder, run Run) {
 	for _, sc := range run.Scenarios {
 		var devnets []string
 		for _, d := range sc.Devnets {
-			devnets = append(devnets, run.DevnetLabel(strings.TrimPrefix(d, run.Backend+": ")))
+			devnets = append(devnets, run.devnetLabel(strings.TrimPrefix(d, run.Backend+": ")))
 		}
 		failing := ""
 		if sc.Status == StatusFailed {
@@ -250,7 +250,7 @@ func writeDistributions(b *strings.Builder, run Run) {
 		if ri, rj := modeRank(ds[i].Mode), modeRank(ds[j].Mode); ri != rj {
 			return ri < rj
 		}
-		return run.DevnetLabel(ds[i].Devnet) < run.DevnetLabel(ds[j].Devnet)
+		return run.devnetLabel(ds[i].Devnet) < run.devnetLabel(ds[j].Devnet)
 	})
 	for _, d := range ds {
 		u := assertions.UnitSeconds
@@ -275,7 +275,7 @@ func writeDistributions(b *strings.Builder, run Run) {
 		sort.Strings(links)
 		for _, l := range links {
 			vs := byLink[l]
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, cell(run.DevnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, cell(run.devnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
 				u.Format(stats.Quantile(vs, 0.5)), u.Format(stats.Quantile(vs, 0.9)), u.Format(stats.Quantile(vs, 1)))
 		}
 	}
