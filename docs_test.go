@@ -1,6 +1,7 @@
 package segdiff_test
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -69,7 +70,7 @@ func TestCheckCommandRejectsWhatTheToolsWould(t *testing.T) {
 		{name: "tag no feature carries", cmd: `make e2e TAGS='@embedded && ~@slow && ~@wip'`, wantErr: "names @wip, which no feature"},
 		{name: "filter selecting nothing", cmd: `make e2e TAGS='@kurtosis && @slow'`, wantErr: "selects no scenario"},
 		{name: "another backend's filter", cmd: `make e2e TAGS='@kurtosis'`, wantErr: "none of which the embedded backend runs"},
-		{name: "unknown target", cmd: `make e2e-fast`, wantErr: "no target e2e-fast"},
+		{name: "unknown target", cmd: `make e2e-fast`, wantErr: "no Makefile target e2e-fast"},
 		{name: "unknown variable", cmd: `SEGDIFF_SLOWW=1 make e2e`, wantErr: "SEGDIFF_SLOWW"},
 		{name: "misspelled budget", cmd: `SEGDIFF_BUDGET_COMPLETON_P50=1s make e2e`, wantErr: "is not a budget"},
 		{name: "godog flag", cmd: `godog run --tag=@embedded features/`, wantErr: "tag"},
@@ -268,12 +269,12 @@ func checkMake(env map[string]string, args []string) error {
 	for _, target := range targets {
 		recipe, ok := makeRecipe(string(makefile), target)
 		if !ok {
-			return fmt.Errorf("Makefile has no target %s", target)
+			return fmt.Errorf("no Makefile target %s", target)
 		}
 		if !strings.Contains(recipe, "scripts/e2e") {
 			continue
 		}
-		backend := firstOf(vars["DEVNET"], env["DEVNET"], "embedded")
+		backend := cmp.Or(vars["DEVNET"], env["DEVNET"], "embedded")
 		tags := vars["TAGS"]
 		if m := regexp.MustCompile(`TAGS='([^'$]*)'`).FindStringSubmatch(recipe); tags == "" && m != nil {
 			tags = m[1]
@@ -307,16 +308,6 @@ func makeRecipe(makefile, target string) (string, bool) {
 	return "", false
 }
 
-// firstOf returns the first non-empty value.
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // checkGodogRun parses godog run's arguments as the CLI's runner does
 // (cliPreflight) and checks its formats, paths and selection.
 func checkGodogRun(env map[string]string, args []string) error {
@@ -348,7 +339,7 @@ func checkGodogRun(env map[string]string, args []string) error {
 			}
 		}
 	}
-	return checkSelection(firstOf(env["DEVNET"], "embedded"), o.Tags, paths, env["SEGDIFF_SLOW"] == "1", false)
+	return checkSelection(cmp.Or(env["DEVNET"], "embedded"), o.Tags, paths, env["SEGDIFF_SLOW"] == "1", false)
 }
 
 // checkSelection fails unless the tag filter parses, names only tags the
