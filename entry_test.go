@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 		os.Exit(godog.TestSuite{Name: "segdiff", TestSuiteInitializer: InitializeTestSuite, ScenarioInitializer: InitializeScenario}.Run())
 	}
 	listenForInterrupts()
-	os.Exit(m.Run())
+	code := m.Run()
+	printOutcome(os.Stdout) // the report path is the last line make e2e prints
+	os.Exit(code)
 }
 
 // runSelf runs this test binary with args and env and returns its exit

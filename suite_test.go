@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,15 +37,24 @@ var opts = godog.Options{
 // InitializeTestSuite without it, and then the preflight runs there.
 var underTest bool
 
+// suiteRan is set once the suite runs scenarios (its preflight passed), so
+// that printOutcome has a run to print.
+var suiteRan bool
+
 func init() {
-	cfg := suite.Config()
-	opts.Tags = "@embedded && ~@slow && ~@broken"
-	if cfg.Backend != "embedded" {
-		opts.Tags = "@" + cfg.Backend + " && ~@slow && ~@broken"
-	}
+	opts.Tags = defaultTags(suite.Config().Backend)
 	// The standard flag set (not pflag) so that both -godog.tags and
 	// --godog.tags work, as go test passes either through.
 	godog.BindFlags("godog.", flag.CommandLine, &opts)
+}
+
+// defaultTags is the tag filter of a run on backend when none is given.
+func defaultTags(backend string) string { return "@" + backend + " && ~@slow && ~@broken" }
+
+// optedIn reports whether the tag filter tags selects the opt-in tag (@slow,
+// @broken) rather than excluding it.
+func optedIn(tags, tag string) bool {
+	return strings.Contains(tags, tag) && !strings.Contains(tags, "~"+tag)
 }
 
 func newSuite() *steps.Suite {
@@ -66,6 +76,29 @@ func InitializeTestSuite(ctx *godog.TestSuiteContext) {
 		cliPreflight()
 	}
 	suite.InitializeTestSuite(ctx)
+	if !underTest {
+		// After the suite's hook has written the report; godog's own
+		// summary follows and counts skipped scenarios as passed.
+		ctx.AfterSuite(func() { suiteRan = true; printOutcome(os.Stdout) })
+	}
+}
+
+// printOutcome prints the suite's true tally (every scenario, a skip with
+// its reason, a failure with its first failed check) and, as its last line,
+// the report's path. TestMain calls it after the tests so that the path is
+// the last line make e2e prints, below go test's --- PASS lines.
+func printOutcome(w io.Writer) {
+	if !suiteRan {
+		return
+	}
+	run := suite.Results()
+	fmt.Fprint(w, "\n"+report.Table(run))
+	if skipped := len(run.Scenarios) - run.Executed(); skipped > 0 && !underTest {
+		fmt.Fprintf(w, "segdiff: godog's summary below counts the %d skipped scenario(s) as passed; they checked nothing\n", skipped)
+	}
+	if dir := suite.Written().Dir; dir != "" {
+		fmt.Fprintf(w, "report: %s\n", filepath.Join(dir, "summary.md"))
+	}
 }
 
 // InitializeScenario registers the scenario hooks and every step.
@@ -117,10 +150,10 @@ func TestFeatures(t *testing.T) {
 		t.Log("segdiff: -godog.strict=false ignored: undefined and pending steps always fail")
 		o.Strict = true
 	}
-	if tags := o.Tags; strings.Contains(tags, "@broken") && !strings.Contains(tags, "~@broken") {
+	if optedIn(o.Tags, "@broken") {
 		suite.SetBroken(true)
 	}
-	if tags := o.Tags; strings.Contains(tags, "@slow") && !strings.Contains(tags, "~@slow") {
+	if optedIn(o.Tags, "@slow") {
 		suite.SetSlow(true)
 		// Two 500-node simulations at once would need twice the memory;
 		// open them one after the other unless told otherwise.
@@ -160,15 +193,11 @@ func TestFeatures(t *testing.T) {
 	fmt.Fprintf(os.Stderr, "segdiff: %d scenarios selected by %q, %d run on the %s backend; opening devnets\n",
 		len(plan.Scenarios), o.Tags, len(plan.Runnable()), cfg.Backend)
 	suite.Prefetch(plan)
+	suiteRan = true
 	status := ts.Run()
-	w, werr := suite.Finish()
-	fmt.Println()
-	fmt.Print(report.Table(suite.Results()))
-	switch {
-	case werr != nil:
-		t.Errorf("segdiff: %v", werr)
-	case w.Dir != "":
-		fmt.Printf("report: %s\n", filepath.Join(w.Dir, "summary.md"))
+	// TestMain prints the tally and the report path (printOutcome).
+	if _, err := suite.Finish(); err != nil {
+		t.Errorf("segdiff: %v", err)
 	}
 	if err := suite.Outcome(); err != nil {
 		t.Fatalf("segdiff: %v", err)

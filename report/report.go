@@ -1,10 +1,11 @@
 // Package report writes a suite run's results into reports/<run-id>/ and,
 // when the run executed at least one scenario, points reports/latest at it: results.json (every verdict, machine
-// readable), summary.md (one table per scenario, measured against budget,
-// worst nodes with their link class, and the change of each key figure
-// since the previous run), and plots drawn with gonum/plot (completion CDF
-// per diffusion mode with the completion budget marked; payload copies
-// received per node), each as PNG and SVG. junit.xml and cucumber.json in
+// readable), summary.md (a table of every scenario's outcome, then one
+// table per executed scenario: measured against budget, worst nodes with
+// their link class, and the change of each key figure since the previous
+// run), and plots drawn with gonum/plot (completion and payload copies, one
+// panel per devnet with the budgets checked on that devnet), each as PNG and
+// SVG. junit.xml and cucumber.json in
 // the same directory come from godog's own formatters.
 //
 // Files are assembled in a hidden staging directory (StagingDir) and the
@@ -23,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,7 +55,8 @@ type Run struct {
 	// Devnets describes every devnet the run opened, by its config key
 	// (devnet.Config.String), for titles and headers.
 	Devnets map[string]DevnetInfo `json:"devnets,omitempty"`
-	// Budgets are the budget lines the plots draw, one per kind and label.
+	// Budgets are every budget a scenario checked on a devnet, each drawn
+	// on its kind's plot in that devnet's panel only.
 	Budgets       []BudgetLine    `json:"budgets,omitempty"`
 	Scenarios     []Scenario      `json:"scenarios"`
 	Distributions []*Distribution `json:"distributions,omitempty"`
@@ -99,24 +102,45 @@ func (d DevnetInfo) String() string {
 	return s
 }
 
-// BudgetLine is a budget drawn on the plot of its kind, e.g. the completion
-// budget (3 s) on the completion CDF.
+// BudgetLine is a budget a scenario checked on one devnet, drawn on the
+// plot of its kind in that devnet's panel: e.g. tier3's median completion
+// budget (0.7 s) on the completion CDF of the tier3 devnet.
 type BudgetLine struct {
 	Kind  string  `json:"kind"`
-	Label string  `json:"label"`
+	Label string  `json:"label"` // the line's name on the plot: "median"
 	Value float64 `json:"value"`
+	// Devnet is the config key (devnet.Config.String) of the devnet the
+	// budget was checked on; Scenario and Check name the check.
+	Devnet   string `json:"devnet"`
+	Scenario string `json:"scenario"`
+	Check    string `json:"check"`
 }
 
-// AddBudget records a budget line once per kind and label (scenarios
-// sharing a check record the same budget; a later value replaces it).
-func (r *Run) AddBudget(kind, label string, value float64) {
-	for i, b := range r.Budgets {
-		if b.Kind == kind && b.Label == label {
-			r.Budgets[i].Value = value
-			return
-		}
+// AddBudget records b. Budgets are kept per devnet and scenario, so that
+// each mode's (and stress condition's) budgets stay its own; only an
+// identical record is dropped.
+func (r *Run) AddBudget(b BudgetLine) {
+	if !slices.Contains(r.Budgets, b) {
+		r.Budgets = append(r.Budgets, b)
 	}
-	r.Budgets = append(r.Budgets, BudgetLine{Kind: kind, Label: label, Value: value})
+}
+
+// devnetLabel names the devnet of config key key briefly, by what tells
+// one series from another in a run: "tier2 withholders=0.5 (ci)". A key
+// the run did not describe (its devnet failed to open) is returned as is.
+func (r Run) devnetLabel(key string) string {
+	d, ok := r.Devnets[key]
+	if !ok {
+		return key
+	}
+	s := d.Mode
+	if d.Stress != "" {
+		s += " " + d.Stress
+	}
+	if d.Preset != "" {
+		s += " (" + d.Preset + ")"
+	}
+	return s
 }
 
 // Executed counts the scenarios that ran (passed or failed, not skipped).
@@ -144,24 +168,29 @@ type Scenario struct {
 }
 
 // Distribution is one kind of per-node, per-slot measurement from one
-// diffusion mode, pooled over the scenarios that read it.
+// devnet, pooled over the scenarios that read it.
 type Distribution struct {
-	Kind    string              `json:"kind"`
+	Kind string `json:"kind"`
+	// Devnet is the devnet's config key (devnet.Config.String); Mode is
+	// the diffusion mode it ran.
+	Devnet  string              `json:"devnet"`
 	Mode    string              `json:"mode"`
 	Samples []assertions.Sample `json:"samples"`
 }
 
-// AddSamples pools samples of kind and mode into r, keeping one sample per
-// node and slot (scenarios sharing a devnet read the same slots).
-func (r *Run) AddSamples(kind, mode string, samples []assertions.Sample) {
+// AddSamples pools samples of kind from the devnet of config key devnet,
+// running mode, into r, keeping one sample per node and slot (scenarios
+// sharing a devnet read the same slots). Devnets of one mode under
+// different stress or presets stay apart.
+func (r *Run) AddSamples(kind, devnet, mode string, samples []assertions.Sample) {
 	var d *Distribution
 	for _, have := range r.Distributions {
-		if have.Kind == kind && have.Mode == mode {
+		if have.Kind == kind && have.Devnet == devnet {
 			d = have
 		}
 	}
 	if d == nil {
-		d = &Distribution{Kind: kind, Mode: mode}
+		d = &Distribution{Kind: kind, Devnet: devnet, Mode: mode}
 		r.Distributions = append(r.Distributions, d)
 	}
 	seen := map[string]bool{}

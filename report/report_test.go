@@ -18,10 +18,16 @@ import (
 func testRun(id string, median float64) report.Run {
 	rng := rand.New(rand.NewPCG(1, 2))
 	run := report.Run{ID: id, Backend: "embedded", Started: time.Unix(1700000000, 0), Finished: time.Unix(1700000090, 0),
-		Devnets: map[string]report.DevnetInfo{"mode=segmented": {Mode: "segmented", Seed: 7, Nodes: 40, Preset: "ci"}}}
-	run.AddBudget(report.KindCompletion, "every node", 3)
-	run.AddBudget(report.KindCompletion, "median", 1)
-	run.AddBudget(report.KindCopies, "median", 2)
+		Devnets: map[string]report.DevnetInfo{
+			"mode=segmented": {Mode: "segmented", Seed: 7, Nodes: 40, Preset: "ci"},
+			"mode=whole":     {Mode: "whole", Seed: 7, Nodes: 40, Preset: "ci"},
+		}}
+	budget := func(kind, label string, v float64) {
+		run.AddBudget(report.BudgetLine{Kind: kind, Label: label, Value: v, Devnet: "mode=segmented", Scenario: "median completion"})
+	}
+	budget(report.KindCompletion, "every node", 3)
+	budget(report.KindCompletion, "median", 1)
+	budget(report.KindCopies, "median", 2)
 	var whole, seg, copies []assertions.Sample
 	for n := range 40 {
 		node := "node-" + string(rune('a'+n%26)) + string(rune('a'+n/26))
@@ -35,16 +41,16 @@ func testRun(id string, median float64) report.Run {
 			copies = append(copies, assertions.Sample{Node: node, Link: link, Slot: slot, Value: 1.2 + rng.Float64()})
 		}
 	}
-	run.AddSamples(report.KindCompletion, "whole", whole)
-	run.AddSamples(report.KindCompletion, "segmented", seg)
-	run.AddSamples(report.KindCompletion, "segmented", seg) // pooled once per node and slot
-	run.AddSamples(report.KindCopies, "segmented", copies)
+	run.AddSamples(report.KindCompletion, "mode=whole", "whole", whole)
+	run.AddSamples(report.KindCompletion, "mode=segmented", "segmented", seg)
+	run.AddSamples(report.KindCompletion, "mode=segmented", "segmented", seg) // pooled once per node and slot
+	run.AddSamples(report.KindCopies, "mode=segmented", "segmented", copies)
 	run.Scenarios = []report.Scenario{
-		{Name: "median completion", Status: report.StatusPassed, Devnets: []string{"mode=segmented"}, Verdicts: []assertions.Verdict{
+		{Name: "median completion", Status: report.StatusPassed, Devnets: []string{"embedded: mode=segmented"}, Verdicts: []assertions.Verdict{
 			assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, seg, 0.5, 1),
 			assertions.QuantileAtMost("median payload copies", assertions.UnitCopies, copies, 0.5, 2),
 		}},
-		{Name: "kurtosis only", Status: report.StatusSkipped},
+		{Name: "kurtosis only", Status: report.StatusSkipped, Error: "not tagged @embedded"},
 	}
 	return run
 }
@@ -95,7 +101,8 @@ func TestWrite(t *testing.T) {
 		}
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, "run-2", "summary.md"))
-	for _, want := range []string{"Δ vs previous", "Changes (Δ) are against run run-1", "| median completion from reveal |", "(datacenter)", "![completion-cdf](completion-cdf.png)", "kurtosis only — skipped", "| completion | whole | datacenter | 10 | 40 |", "| copies | segmented | all | 40 | 160 |"} {
+	for _, want := range []string{"Δ vs previous", "Changes (Δ) are against run run-1", "| median completion from reveal |", "(datacenter)", "![completion-cdf](completion-cdf.png)",
+		"| kurtosis only |  | skipped: not tagged @embedded |  |", "| completion | whole (ci) | datacenter | 10 | 40 |", "| copies | segmented (ci) | all | 40 | 160 |"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, sum)
 		}
@@ -178,10 +185,63 @@ func TestWriteRejectsEmptyID(t *testing.T) {
 func TestAddSamplesPoolsOnce(t *testing.T) {
 	var r report.Run
 	s := []assertions.Sample{{Node: "a", Slot: 1, Value: 1}}
-	r.AddSamples(report.KindCopies, "whole", s)
-	r.AddSamples(report.KindCopies, "whole", s)
-	r.AddSamples(report.KindCopies, "segmented", s)
-	if len(r.Distributions) != 2 || len(r.Distributions[0].Samples) != 1 {
+	r.AddSamples(report.KindCopies, "mode=whole", "whole", s)
+	r.AddSamples(report.KindCopies, "mode=whole", "whole", s)
+	r.AddSamples(report.KindCopies, "mode=segmented", "segmented", s)
+	// One mode under stress is its own series.
+	r.AddSamples(report.KindCopies, "mode=segmented stress=omit=4", "segmented", s)
+	if len(r.Distributions) != 3 || len(r.Distributions[0].Samples) != 1 {
 		t.Fatalf("distributions = %+v", r.Distributions)
+	}
+}
+
+// summary.md opens with every scenario's outcome, gives skips their reason
+// (not an "Error:"), and no two sections share a title, even where an
+// outline's rows for two backends share a name.
+func TestSummaryOpensWithTheOutcomeTable(t *testing.T) {
+	run := testRun("run-1", 0.7)
+	slow := []assertions.Sample{{Node: "n1", Slot: 2, Value: 2}}
+	const shared = "every node completes every warm payload within 3s of the reveal (segmented)"
+	run.Scenarios = append(run.Scenarios,
+		report.Scenario{Name: shared, Status: report.StatusSkipped, Error: "not tagged @embedded"},
+		report.Scenario{Name: shared, Status: report.StatusPassed, Devnets: []string{"embedded: mode=segmented"},
+			Verdicts: []assertions.Verdict{assertions.AllAtMost("completion from reveal, every node and warm slot", assertions.UnitSeconds, slow, 3)}},
+		report.Scenario{Name: shared, Status: report.StatusPassed, Devnets: []string{"embedded: mode=whole"},
+			Verdicts: []assertions.Verdict{assertions.AllAtMost("completion from reveal, every node and warm slot", assertions.UnitSeconds, slow, 3)}},
+		report.Scenario{Name: "too slow", Status: report.StatusFailed, Devnets: []string{"embedded: mode=segmented"}, Error: "median completion from reveal = 2s ...",
+			Verdicts: []assertions.Verdict{assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, slow, 0.5, 1)}},
+		report.Scenario{Name: "no devnet", Status: report.StatusFailed, Error: "open devnet (mode=tier2): boom"},
+	)
+	sum := report.Summary(run, nil, nil)
+	lines := strings.Split(sum, "\n")
+	if lines[0] != "# segdiff run run-1" || lines[2] != "| scenario | devnet | status | failing verdict |" {
+		t.Fatalf("summary.md does not open with the outcome table:\n%s", sum)
+	}
+	for _, want := range []string{
+		"| median completion | segmented (ci) | passed |  |",
+		"| kurtosis only |  | skipped: not tagged @embedded |  |",
+		"| " + shared + " |  | skipped: not tagged @embedded |  |",
+		"| too slow | segmented (ci) | **failed** | median completion from reveal = 2s, budget <= 1s |",
+		"| no devnet |  | **failed** | open devnet (mode=tier2): boom |",
+		"Error: open devnet (mode=tier2): boom",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "Error: not tagged") {
+		t.Errorf("a skip is labelled as an error:\n%s", sum)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			if seen[l] {
+				t.Errorf("title %q repeats:\n%s", l, sum)
+			}
+			seen[l] = true
+		}
+	}
+	if strings.Contains(sum, "## kurtosis only") {
+		t.Errorf("a skipped scenario has a section; its row says all there is:\n%s", sum)
 	}
 }

@@ -11,12 +11,15 @@ import (
 	"github.com/segdiff/segdiff/stats"
 )
 
-// Summary renders summary.md: run header, one table per scenario (check,
-// measured, budget, result, worst nodes with link class and, when prev is
-// not nil, the change since prev), then the plots.
+// Summary renders summary.md: a table of every scenario (devnet, status,
+// the failing verdict), the run header, then one section per executed
+// scenario (check, measured, budget, result, worst nodes with link class
+// and, when prev is not nil, the change since prev), the distributions and
+// the plots. A skipped scenario is a row of the table, "skipped: <reason>".
 func Summary(run Run, prev *Run, plots []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# segdiff run %s\n\n", run.ID)
+	writeOutcomes(&b, run)
 	counts := map[string]int{}
 	for _, sc := range run.Scenarios {
 		counts[sc.Status]++
@@ -44,11 +47,17 @@ func Summary(run Run, prev *Run, plots []string) string {
 		prevFig = prev.Figures()
 		fmt.Fprintf(&b, "Changes (Δ) are against run %s.\n\n", prev.ID)
 	}
-	for _, sc := range run.Scenarios {
-		fmt.Fprintf(&b, "## %s — %s\n\n", sc.Name, sc.Status)
-		if len(sc.Devnets) > 0 {
-			fmt.Fprintf(&b, "Devnet: `%s`\n\n", strings.Join(sc.Devnets, "`, `"))
+	titles := sectionTitles(run)
+	for i, sc := range run.Scenarios {
+		if sc.Status == StatusSkipped {
+			continue
 		}
+		fmt.Fprintf(&b, "## %s\n\n", titles[i])
+		fmt.Fprintf(&b, "Status: %s", statusCell(sc))
+		if len(sc.Devnets) > 0 {
+			fmt.Fprintf(&b, "; devnet: `%s`", strings.Join(sc.Devnets, "`, `"))
+		}
+		b.WriteString("\n\n")
 		if len(sc.Overrides) > 0 {
 			fmt.Fprintf(&b, "Budget overridden (the title shows the feature's value): `%s`\n\n", strings.Join(sc.Overrides, "`, `"))
 		}
@@ -95,6 +104,9 @@ func Summary(run Run, prev *Run, plots []string) string {
 		}
 	}
 	writeDistributions(&b, run)
+	if len(plots) > 0 {
+		b.WriteString("## Plots\n\n")
+	}
 	for _, p := range plots {
 		if filepath.Ext(p) == ".png" {
 			name := filepath.Base(p)
@@ -102,6 +114,88 @@ func Summary(run Run, prev *Run, plots []string) string {
 		}
 	}
 	return b.String()
+}
+
+// writeOutcomes writes the table summary.md opens with: one row per
+// scenario with its devnet, its status and, for a failure, the first
+// failing verdict (or the error).
+func writeOutcomes(b *strings.Builder, run Run) {
+	if len(run.Scenarios) == 0 {
+		b.WriteString("No scenario was selected.\n\n")
+		return
+	}
+	b.WriteString("| scenario | devnet | status | failing verdict |\n|---|---|---|---|\n")
+	for _, sc := range run.Scenarios {
+		var devnets []string
+		for _, d := range sc.Devnets {
+			devnets = append(devnets, run.devnetLabel(strings.TrimPrefix(d, run.Backend+": ")))
+		}
+		failing := ""
+		if sc.Status == StatusFailed {
+			failing = sc.Error
+			for _, v := range sc.Verdicts {
+				if !v.Pass {
+					failing = verdictBrief(v)
+					break
+				}
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(sc.Name), cell(strings.Join(devnets, " vs ")), statusCell(sc), cell(failing))
+	}
+	b.WriteString("\n")
+}
+
+// statusCell is "passed", "**failed**" or "skipped: <reason>".
+func statusCell(sc Scenario) string {
+	switch sc.Status {
+	case StatusFailed:
+		return "**failed**"
+	case StatusSkipped:
+		if sc.Error == "" {
+			return "skipped"
+		}
+		return "skipped: " + cell(sc.Error)
+	}
+	return cell(sc.Status)
+}
+
+// verdictBrief is a failed verdict in one table cell: the check, what was
+// measured (or why nothing was) and the budget; the scenario's section has
+// the worst nodes.
+func verdictBrief(v assertions.Verdict) string {
+	if v.Reason != "" {
+		return fmt.Sprintf("%s: %s (budget %s %s)", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget))
+	}
+	return fmt.Sprintf("%s = %s, budget %s %s", v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget))
+}
+
+// sectionTitles returns, by index in run.Scenarios, a title for every
+// executed scenario that no other section shares: the name, then the
+// devnets where names repeat (an outline's rows for two backends), then a
+// count.
+func sectionTitles(run Run) map[int]string {
+	titles, seen := map[int]string{}, map[string]int{}
+	names := map[string]int{}
+	for _, sc := range run.Scenarios {
+		if sc.Status != StatusSkipped {
+			names[sc.Name]++
+		}
+	}
+	for i, sc := range run.Scenarios {
+		if sc.Status == StatusSkipped {
+			continue
+		}
+		t := sc.Name
+		if names[sc.Name] > 1 && len(sc.Devnets) > 0 {
+			t += " — " + strings.Join(sc.Devnets, ", ")
+		}
+		seen[t]++
+		if seen[t] > 1 {
+			t = fmt.Sprintf("%s (%d)", t, seen[t])
+		}
+		titles[i] = t
+	}
+	return titles
 }
 
 func anyFailed(vs []assertions.Verdict) bool {
@@ -141,19 +235,22 @@ func cell(s string) string {
 
 // writeDistributions summarises every pooled distribution per link class:
 // the per-node figures behind the verdicts (install delay included, which
-// no budget may fail but the report must show).
+// no budget may fail but the report must show), one row group per devnet.
 func writeDistributions(b *strings.Builder, run Run) {
 	if len(run.Distributions) == 0 {
 		return
 	}
 	b.WriteString("## Distributions (nearest-rank, pooled over nodes x warm slots)\n\n")
-	b.WriteString("| measure | mode | link class | nodes | samples | p50 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| measure | devnet | link class | nodes | samples | p50 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
 	ds := append([]*Distribution(nil), run.Distributions...)
-	sort.Slice(ds, func(i, j int) bool {
+	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].Kind != ds[j].Kind {
 			return ds[i].Kind < ds[j].Kind
 		}
-		return ds[i].Mode < ds[j].Mode
+		if ri, rj := modeRank(ds[i].Mode), modeRank(ds[j].Mode); ri != rj {
+			return ri < rj
+		}
+		return run.devnetLabel(ds[i].Devnet) < run.devnetLabel(ds[j].Devnet)
 	})
 	for _, d := range ds {
 		u := assertions.UnitSeconds
@@ -178,7 +275,7 @@ func writeDistributions(b *strings.Builder, run Run) {
 		sort.Strings(links)
 		for _, l := range links {
 			vs := byLink[l]
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, d.Mode, l, len(nodes[l]), len(vs),
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, cell(run.devnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
 				u.Format(stats.Quantile(vs, 0.5)), u.Format(stats.Quantile(vs, 0.9)), u.Format(stats.Quantile(vs, 1)))
 		}
 	}

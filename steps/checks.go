@@ -60,7 +60,8 @@ func measure(ctx context.Context, c check, text string) error {
 	}
 	st.samples(c.kind, o, samples)
 	if c.plot != "" {
-		st.suite.addBudget(c.kind, c.plot, b.value)
+		st.suite.addBudget(report.BudgetLine{Kind: c.kind, Label: c.plot, Value: b.value,
+			Devnet: o.cfg.String(), Scenario: st.rec.Name, Check: c.name})
 	}
 	return st.record(c.judge(c.name, c.unit, samples, b.value), b)
 }
@@ -96,10 +97,12 @@ func completionPair(st *scenario, slowMode, fastMode string) (slow, fast []asser
 	return slow, fast, nil
 }
 
-func (s *Suite) addBudget(kind, label string, v float64) {
+// addBudget records a budget checked on one devnet for the report: it is
+// drawn in that devnet's panel only.
+func (s *Suite) addBudget(b report.BudgetLine) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.run.AddBudget(kind, label, v)
+	s.run.AddBudget(b)
 }
 
 // ptcVotes reads the PTC votes of o's warm slots. Votes for a slot are

@@ -206,11 +206,11 @@ func (st *scenario) fail(check string, u assertions.Unit, op assertions.Op, budg
 	return fmt.Errorf("%s: %w", check, err)
 }
 
-// samples records samples of kind for o's mode in the run's distributions.
+// samples records samples of kind for o's devnet in the run's distributions.
 func (st *scenario) samples(kind string, o *observation, samples []assertions.Sample) {
 	st.suite.mu.Lock()
 	defer st.suite.mu.Unlock()
-	st.suite.run.AddSamples(kind, o.mode, samples)
+	st.suite.run.AddSamples(kind, o.cfg.String(), o.mode, samples)
 }
 
 // diagnose prints, on failure only, where each devnet's evidence lives.
