@@ -17,6 +17,7 @@ require (
 	github.com/libp2p/go-libp2p v0.52.0
 	github.com/libp2p/go-libp2p-pubsub v0.19.0
 	github.com/marcopolo/simnet v0.0.7
+	github.com/moby/patternmatcher v0.6.1
 	github.com/pk910/dynamic-ssz v1.4.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

@@ -18,7 +18,7 @@ import (
 type Conflict struct {
 	Patch string   // the .patch file that failed
 	Files []string // the patched files git named, sorted; may be empty
-	Git   string   // git apply's own message, trimmed
+	Git   string   // git apply's own message, trimmed (Error joins its lines)
 }
 
 func (c *Conflict) Error() string {
@@ -26,7 +26,7 @@ func (c *Conflict) Error() string {
 	if len(c.Files) > 0 {
 		files = strings.Join(c.Files, ", ")
 	}
-	return fmt.Sprintf("%s does not apply: conflicts in %s: %s", c.Patch, files, c.Git)
+	return fmt.Sprintf("%s does not apply: conflicts in %s: %s", c.Patch, files, oneLine(c.Git))
 }
 
 // gitFileRE matches the lines where git apply names a failing file:
@@ -112,7 +112,7 @@ type gitError struct {
 	err    error
 }
 
-func (e *gitError) Error() string { return fmt.Sprintf("git apply: %v: %s", e.err, e.stderr) }
+func (e *gitError) Error() string { return fmt.Sprintf("git apply: %v: %s", e.err, oneLine(e.stderr)) }
 func (e *gitError) Unwrap() error { return e.err }
 
 func gitApply(ctx context.Context, dir string, check bool, patches []string) error {

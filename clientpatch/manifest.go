@@ -42,6 +42,10 @@ type Manifest struct {
 	Path    string   `yaml:"-"`
 	Version int      `yaml:"version"`
 	Clients []Client `yaml:"clients"`
+	// NightlyExempt maps a network-params file (repository-relative) that
+	// no client lists in Params, so no nightly job runs, to the reason why.
+	// Nightly fails on a shipped file that neither names.
+	NightlyExempt map[string]string `yaml:"nightly_exempt"`
 }
 
 // Client is one manifest entry. An entry with a Repo is built from source
@@ -268,6 +272,14 @@ func (m *Manifest) validate() error {
 	if len(m.Clients) == 0 {
 		errs = append(errs, fmt.Errorf("%w: %s: clients: no entries", ErrInvalid, m.Path))
 	}
+	for _, p := range slices.Sorted(maps.Keys(m.NightlyExempt)) {
+		switch {
+		case !validRepoPath(p):
+			errs = append(errs, fmt.Errorf("%w: %s: nightly_exempt: want a repository-relative path, got %q", ErrInvalid, m.Path, p))
+		case strings.TrimSpace(m.NightlyExempt[p]) == "":
+			errs = append(errs, fmt.Errorf("%w: %s: nightly_exempt.%s: no reason: say why no nightly job runs it", ErrInvalid, m.Path, p))
+		}
+	}
 	seen := map[string]int{}
 	for i := range m.Clients {
 		c := &m.Clients[i]
@@ -320,7 +332,7 @@ func (m *Manifest) validateClient(i int) []error {
 	}
 	errs = append(errs, m.checkRoles(i)...)
 	for j, p := range c.Params {
-		if p == "" || filepath.IsAbs(p) || strings.Contains(p, "..") {
+		if !validRepoPath(p) {
 			bad("params", "entry %d: want a repository-relative path, got %q", j, p)
 		}
 	}
@@ -351,6 +363,11 @@ func (m *Manifest) validateClient(i int) []error {
 	}
 	errs = append(errs, m.checkPatchList(i)...)
 	return errs
+}
+
+// validRepoPath reports whether p is a repository-relative path.
+func validRepoPath(p string) bool {
+	return p != "" && !filepath.IsAbs(p) && !strings.Contains(p, "..")
 }
 
 // checkRoles checks the roles mapping: known adversarial roles of a CL

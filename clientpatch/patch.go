@@ -280,3 +280,14 @@ func truncate(s string) string {
 	}
 	return s
 }
+
+// oneLine joins a multi-line message into one line.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -7,9 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/segdiff/segdiff/clientpatch"
@@ -22,15 +27,47 @@ func init() {
 const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
 
   check  [--manifest F] [--client NAME] [--source DIR]
-         validate the manifest and every patch (hunk counts); with --source
-         (a checkout of the pinned commit) also check they apply, in order
+         validate the manifest, every patch (hunk counts) and the nightly plan
+         (every network-params file in a job); with --source (a checkout of the
+         pinned commit) also check the patches apply, in order, and that the
+         Dockerfile's go steps see go.mod's local replace targets
   apply  --source DIR [--client NAME] [--manifest F]
          apply the client's patches in order (nothing is changed on a conflict)
   build  --source DIR [--client NAME] [--manifest F] [--tag IMAGE]
-         docker build the patched checkout into the manifest's image
+         check the build context as check --source does, then docker build
+         the patched checkout into the manifest's image
   matrix [--manifest F]
-         print the nightly job matrix (JSON): one job per client and params file
+         print the nightly plan (JSON): {"images": {"include": [one job per
+         image to build]}, "devnets": {"include": [one job per client and
+         params file, with the built images it loads]}}
 `
+
+// patchesOptions are the flags of every verb; each verb defines only those
+// patchesVerbs lists for it.
+type patchesOptions struct{ manifest, client, source, tag string }
+
+// patchesVerbs lists each verb's flags, in usage order.
+var patchesVerbs = map[string][]string{
+	"check":  {"manifest", "client", "source"},
+	"apply":  {"manifest", "client", "source"},
+	"build":  {"manifest", "client", "source", "tag"},
+	"matrix": {"manifest"},
+}
+
+var patchesFlagDefs = map[string]func(*flag.FlagSet, *patchesOptions){
+	"manifest": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.manifest, "manifest", clientpatch.DefaultPath, "client manifest")
+	},
+	"client": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.client, "client", "", "manifest entry (default: every buildable one for check; required with several)")
+	},
+	"source": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.source, "source", "", "checkout of the client's repository at the pinned commit (or branch head)")
+	},
+	"tag": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.tag, "tag", "", "image tag to build (default: the manifest's image)")
+	},
+}
 
 func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || isHelp(args[0]) {
@@ -41,48 +78,179 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 0
 	}
 	sub, args := args[0], args[1:]
+	names, ok := patchesVerbs[sub]
+	if !ok {
+		fmt.Fprintf(stderr, "segdiff patches: unknown subcommand %q%s; want check, apply, build or matrix\n", sub, suggest(sub, slices.Sorted(maps.Keys(patchesVerbs)), ""))
+		return 2
+	}
+	var o patchesOptions
 	fs := flag.NewFlagSet("patches "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	manifest := fs.String("manifest", clientpatch.DefaultPath, "client manifest")
-	client := fs.String("client", "", "manifest entry (default: every buildable one for check; required with several)")
-	source := fs.String("source", "", "checkout of the client's repository at the pinned commit (or branch head)")
-	tag := fs.String("tag", "", "image tag to build (default: the manifest's image)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	fs.SetOutput(io.Discard) // flag errors are reported in one line below
+	for _, n := range names {
+		patchesFlagDefs[n](fs, &o)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, patchesUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "segdiff patches %s: %s\n", sub, patchesFlagError(sub, err))
+		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "segdiff patches %s: unexpected arguments %v\n", sub, fs.Args())
+		fmt.Fprintf(stderr, "segdiff patches %s: unexpected arguments %q (flags: %s)\n", sub, fs.Args(), flagList(names))
 		return 2
 	}
-	m, err := clientpatch.LoadFile(*manifest)
+	switch {
+	case o.source == "" && (sub == "apply" || sub == "build"):
+		fmt.Fprintf(stderr, "segdiff patches %s: --source DIR is required (a checkout of the client)\n", sub)
+		return 2
+	case o.source != "":
+		if err := checkSource(o.source); err != nil {
+			fmt.Fprintf(stderr, "segdiff patches %s: %v\n", sub, err)
+			return 2
+		}
+	}
+	m, err := clientpatch.LoadFile(o.manifest)
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff patches: %v\n", err)
+		printErrLines(stderr, "segdiff patches "+sub+": ", err)
 		return 1
 	}
-	var code int
 	switch sub {
 	case "check":
-		code = patchesCheck(ctx, m, *client, *source, stdout, stderr)
+		return patchesCheck(ctx, m, o.client, o.source, stdout, stderr)
 	case "apply":
-		code = patchesApply(ctx, m, *client, *source, stdout, stderr)
+		return patchesApply(ctx, m, o.client, o.source, stdout, stderr)
 	case "build":
-		code = patchesBuild(ctx, m, *client, *source, *tag, stdout, stderr)
-	case "matrix":
-		code = patchesMatrix(m, stdout, stderr)
+		return patchesBuild(ctx, m, o.client, o.source, o.tag, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "segdiff patches: unknown subcommand %q\n\n%s", sub, patchesUsage)
-		return 2
+		return patchesMatrix(m, stdout, stderr)
 	}
-	return code
+}
+
+// patchesFlagError rewrites the flag package's error for verb in one line,
+// naming the verb's flags and, for a flag of another verb, that verb.
+func patchesFlagError(verb string, err error) string {
+	name, undefined := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !undefined {
+		return err.Error()
+	}
+	name = strings.TrimLeft(name, "-")
+	var users []string
+	for _, v := range slices.Sorted(maps.Keys(patchesVerbs)) {
+		if slices.Contains(patchesVerbs[v], name) {
+			users = append(users, v)
+		}
+	}
+	hint := suggest(name, patchesVerbs[verb], "--")
+	if len(users) > 0 {
+		hint = fmt.Sprintf(" (only %s use it)", strings.Join(users, ", "))
+		if len(users) == 1 {
+			hint = fmt.Sprintf(" (only %s uses it)", users[0])
+		}
+	}
+	return fmt.Sprintf("%s does not take --%s%s; its flags: %s", verb, name, hint, flagList(patchesVerbs[verb]))
+}
+
+func flagList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return strings.Join(out, ", ")
+}
+
+// suggest returns " (did you mean <prefix>X?)" for the candidate closest to
+// got, when it is at most two edits away; "" otherwise.
+func suggest(got string, candidates []string, prefix string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(got, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s%s?)", prefix, best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// checkSource fails, naming --source, unless dir is a readable directory.
+func checkSource(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return fmt.Errorf("--source %s: no such directory (want a checkout of the client)", dir)
+	case err != nil:
+		return fmt.Errorf("--source %s: %w", dir, pathErr(err))
+	case !st.IsDir():
+		return fmt.Errorf("--source %s: not a directory (want a checkout of the client)", dir)
+	}
+	f, err := os.Open(dir)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("--source %s: cannot read the directory: %w", dir, pathErr(err))
+	}
+	return nil
+}
+
+// pathErr drops the path an *fs.PathError repeats.
+func pathErr(err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// printErrLines prints each line of err (joined errors are one per line)
+// with prefix.
+func printErrLines(w io.Writer, prefix string, err error) {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.TrimSpace(l) != "" {
+			fmt.Fprintf(w, "%s%s\n", prefix, l)
+		}
+	}
 }
 
 // selectClients returns the named entry, or every buildable entry when name
-// is empty and all is true, or the only buildable one.
+// is empty and all is true, or the only buildable one. A named entry must
+// be buildable: every verb works on a checkout's patches.
 func selectClients(m *clientpatch.Manifest, name string, all bool) ([]*clientpatch.Client, error) {
 	if name != "" {
 		c, ok := m.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("no client %q in %s", name, m.Path)
+			return nil, fmt.Errorf("--client %s: no such entry in %s%s (entries: %s)", name, m.Path, suggest(name, m.Names(), ""), strings.Join(m.Names(), ", "))
+		}
+		if !c.Buildable() {
+			return nil, fmt.Errorf("--client %s: the entry names a published image (%s, no repo in %s), so it has no patches and nothing to build", name, c.Image, m.Path)
 		}
 		return []*clientpatch.Client{c}, nil
 	}
@@ -131,6 +299,21 @@ func patchesCheck(ctx context.Context, m *clientpatch.Manifest, name, source str
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: all patches apply to %s\n", c.Name, source)
+		if !reportBuildContext(m, c, source, stdout, stderr, "FAIL ") {
+			failed = true
+		}
+	}
+	n, err := m.Nightly()
+	if err != nil {
+		printErrLines(stderr, "FAIL ", err)
+		failed = true
+	} else {
+		built := make([]string, len(n.Images))
+		for i, img := range n.Images {
+			built[i] = img.Client
+		}
+		fmt.Fprintf(stdout, "nightly: %d devnet jobs over the %d %s/*.yaml files (%d exempt); images built once each: %s\n",
+			len(n.Devnets), n.Shipped, clientpatch.ParamsDir, len(m.NightlyExempt), strings.Join(built, ", "))
 	}
 	if failed {
 		return 1
@@ -138,11 +321,28 @@ func patchesCheck(ctx context.Context, m *clientpatch.Manifest, name, source str
 	return 0
 }
 
-func patchesApply(ctx context.Context, m *clientpatch.Manifest, name, source string, stdout, stderr io.Writer) int {
-	if source == "" {
-		fmt.Fprintln(stderr, "segdiff patches apply: --source DIR is required")
-		return 2
+// reportBuildContext runs the Dockerfile's build-context check for c on
+// source and reports what it checked; false when it failed.
+func reportBuildContext(m *clientpatch.Manifest, c *clientpatch.Client, source string, stdout, stderr io.Writer, failPrefix string) bool {
+	mc, err := m.CheckBuildContext(c, source)
+	if err != nil {
+		printErrLines(stderr, failPrefix+c.Name+": ", err)
+		return false
 	}
+	if len(mc.Replaces) == 0 {
+		fmt.Fprintf(stdout, "%s: %s has no go.mod with a local replace directive: no build-context check\n", c.Name, source)
+		return true
+	}
+	lines := make([]string, len(mc.Steps))
+	for i, l := range mc.Steps {
+		lines[i] = strconv.Itoa(l)
+	}
+	fmt.Fprintf(stdout, "%s: %s: go.mod's local replace targets (%s) are in the build context at every go step (lines %s)\n",
+		c.Name, c.Build.Dockerfile, strings.Join(mc.Replaces, ", "), strings.Join(lines, ", "))
+	return true
+}
+
+func patchesApply(ctx context.Context, m *clientpatch.Manifest, name, source string, stdout, stderr io.Writer) int {
 	clients, err := selectClients(m, name, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff patches apply: %v\n", err)
@@ -158,19 +358,14 @@ func patchesApply(ctx context.Context, m *clientpatch.Manifest, name, source str
 }
 
 func patchesBuild(ctx context.Context, m *clientpatch.Manifest, name, source, tag string, stdout, stderr io.Writer) int {
-	if source == "" {
-		fmt.Fprintln(stderr, "segdiff patches build: --source DIR is required")
-		return 2
-	}
 	clients, err := selectClients(m, name, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff patches build: %v\n", err)
 		return 2
 	}
 	c := clients[0]
-	if c.Build == nil {
-		fmt.Fprintf(stderr, "segdiff patches build: %s has no build recipe\n", c.Name)
-		return 2
+	if !reportBuildContext(m, c, source, stdout, stderr, "segdiff patches build: ") {
+		return 1
 	}
 	if err := dockerAvailable(ctx); err != nil {
 		fmt.Fprintf(stderr, "segdiff patches build: Docker is required: %v\n", err)
@@ -253,30 +448,28 @@ func firstLine(b []byte) string {
 	return string(b)
 }
 
-// matrixEntry is one nightly job: a client with one of its network-params
-// files. Build is false for a published image (no checkout, patch or build).
-type matrixEntry struct {
-	Client string `json:"client"`
-	Build  bool   `json:"build"`
-	Repo   string `json:"repo"`
-	Branch string `json:"branch"`
-	Commit string `json:"commit"`
-	Image  string `json:"image"`
-	Params string `json:"params"`
+// nightlyMatrix is `segdiff patches matrix`'s output: two GitHub Actions
+// matrices, the image jobs and the devnet jobs (.github/workflows/nightly.yml).
+type nightlyMatrix struct {
+	Images  matrixOf[clientpatch.ImageJob]  `json:"images"`
+	Devnets matrixOf[clientpatch.DevnetJob] `json:"devnets"`
+}
+
+type matrixOf[T any] struct {
+	Include []T `json:"include"`
 }
 
 func patchesMatrix(m *clientpatch.Manifest, stdout, stderr io.Writer) int {
-	include := []matrixEntry{}
-	for _, c := range m.Clients {
-		for _, p := range c.Params {
-			include = append(include, matrixEntry{c.Name, c.Buildable(), c.Repo, c.Branch, c.Commit, c.Image, p})
-		}
+	n, err := m.Nightly()
+	if err != nil {
+		printErrLines(stderr, "segdiff patches matrix: ", err)
+		return 1
 	}
-	if len(include) == 0 {
+	if len(n.Devnets) == 0 {
 		fmt.Fprintf(stderr, "segdiff patches matrix: no client in %s lists params\n", m.Path)
 		return 1
 	}
-	if err := json.NewEncoder(stdout).Encode(map[string]any{"include": include}); err != nil {
+	if err := json.NewEncoder(stdout).Encode(nightlyMatrix{matrixOf[clientpatch.ImageJob]{n.Images}, matrixOf[clientpatch.DevnetJob]{n.Devnets}}); err != nil {
 		fmt.Fprintf(stderr, "segdiff patches matrix: %v\n", err)
 		return 1
 	}
