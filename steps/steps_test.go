@@ -3,6 +3,7 @@ package steps_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,5 +198,29 @@ func TestExamplesBlocksAreScopedByBackend(t *testing.T) {
 	}
 	if len(skipped) != 10 {
 		t.Errorf("skipped %q, want the ten @embedded rows", skipped)
+	}
+}
+
+// An interrupt while the report is held open (or being written) leaves no
+// report: Finish returns at once, saying why, and nothing is published.
+func TestAbortWhileTheReportIsWrittenLeavesNone(t *testing.T) {
+	dir := t.TempDir()
+	s := steps.New(steps.Config{Backend: fakeBackend, ReportsDir: dir, RunID: "r1", ReportPause: time.Hour, Log: io.Discard})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Finish()
+		done <- err
+	}()
+	s.Abort()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "interrupted") {
+			t.Fatalf("Finish after Abort: %v, want an interrupted error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Finish did not return after Abort: the pause is not interruptible")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("the reports directory holds %v after an interrupted write", entries)
 	}
 }

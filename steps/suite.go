@@ -17,9 +17,11 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +82,11 @@ type Config struct {
 	// Reader reads the nodes' metrics (default ScrapeReader in mode
 	// SEGDIFF_SCRAPE: "direct" (default) or "promql").
 	Reader Reader
+	// ReportPause holds the report open this long after its run and before
+	// it is written, interruptible by Abort (SEGDIFF_REPORT_PAUSE; default
+	// 0), so that make check-interrupt can press Ctrl-C while a report is
+	// half written: godog's junit and cucumber files staged, the rest not.
+	ReportPause time.Duration
 	// Log receives progress and [diagnostics/...] lines (default os.Stderr).
 	// Devnets open concurrently, so the suite serialises its writes to Log.
 	Log io.Writer
@@ -107,7 +114,7 @@ func ConfigFromEnv() (Config, error) {
 		}
 		c.Seed = seed
 	}
-	for name, dst := range map[string]*time.Duration{"SEGDIFF_POLL_INTERVAL": &c.PollInterval, "SEGDIFF_WAIT_TIMEOUT": &c.WaitTimeout} {
+	for name, dst := range map[string]*time.Duration{"SEGDIFF_POLL_INTERVAL": &c.PollInterval, "SEGDIFF_WAIT_TIMEOUT": &c.WaitTimeout, "SEGDIFF_REPORT_PAUSE": &c.ReportPause} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -139,7 +146,9 @@ type Suite struct {
 	deferReport bool // Finish writes the report, not AfterSuite
 	finishOnce  sync.Once
 	finishErr   error
-	interrupted atomic.Int32 // signals Interrupt has seen
+	interrupted atomic.Int32  // signals Interrupt has seen
+	aborted     chan struct{} // closed by Abort: no report is written after it
+	abortOnce   sync.Once
 }
 
 // New returns a Suite with cfg's defaults applied.
@@ -167,7 +176,7 @@ func New(cfg Config) *Suite {
 	}
 	cfg.Log = &lockedWriter{w: cfg.Log}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]*opening{},
+	return &Suite{cfg: cfg, ctx: ctx, cancel: cancel, devnets: map[string]*opening{}, aborted: make(chan struct{}),
 		run: report.Run{ID: cfg.RunID, Backend: cfg.Backend}}
 }
 
@@ -252,7 +261,10 @@ func (s *Suite) Finish() (report.Written, error) {
 // resources and discards the unfinished report: the interrupt path, after
 // which the process exits.
 func (s *Suite) Abort() {
+	s.abortOnce.Do(func() { close(s.aborted) })
 	s.closeAll()
+	s.mu.Lock() // a report write in progress finishes first
+	defer s.mu.Unlock()
 	if s.cfg.ReportsDir != "" {
 		if err := report.Discard(s.cfg.ReportsDir, s.cfg.RunID); err != nil {
 			fmt.Fprintf(s.cfg.Log, "[diagnostics/report] %v\n", err)
@@ -424,12 +436,29 @@ func (s *Suite) describe(key string, cfg devnet.Config, d devnet.Devnet) {
 }
 
 func (s *Suite) writeReport() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.run.Finished = time.Now()
 	if s.cfg.ReportsDir == "" {
+		s.mu.Lock()
+		s.run.Finished = time.Now()
+		s.mu.Unlock()
 		return nil
 	}
+	fmt.Fprintf(s.cfg.Log, "segdiff: writing the report to %s\n", filepath.Join(s.cfg.ReportsDir, s.cfg.RunID))
+	if s.cfg.ReportPause > 0 {
+		select {
+		case <-time.After(s.cfg.ReportPause):
+		case <-s.aborted:
+		}
+	}
+	// Abort waits on s.mu for a write in progress, so a report is either
+	// published whole before an interrupt is handled or never.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.aborted:
+		return errors.New("write report: the run was interrupted")
+	default:
+	}
+	s.run.Finished = time.Now()
 	w, err := report.Write(s.cfg.ReportsDir, s.run)
 	if err != nil {
 		return err
