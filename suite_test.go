@@ -37,6 +37,14 @@ var opts = godog.Options{
 var underTest bool
 
 func init() {
+	// The godog CLI's runner parses its tag filter before calling any of
+	// our hooks, and godog's parser panics on a malformed one: check it here.
+	if o, ok := cliOptions(); ok {
+		if err := steps.CheckTagFilter(o.Tags); err != nil {
+			fmt.Fprintf(os.Stderr, "segdiff: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	cfg := suite.Config()
 	opts.Tags = "@embedded && ~@slow && ~@broken"
 	if cfg.Backend != "embedded" {
@@ -71,19 +79,28 @@ func InitializeTestSuite(ctx *godog.TestSuiteContext) {
 // InitializeScenario registers the scenario hooks and every step.
 func InitializeScenario(ctx *godog.ScenarioContext) { suite.InitializeScenario(ctx) }
 
-// cliPreflight reads the options the godog CLI passed to its runner the way
-// the runner does, and checks them.
-func cliPreflight() {
-	var o godog.Options
+// cliOptions reads the options the godog CLI passed to its runner the way
+// the runner does. ok is false when the arguments are not godog's (go
+// test's -test.* flags): the runner reports its own flag errors.
+func cliOptions() (o godog.Options, ok bool) {
 	fs := flag.NewFlagSet("godog", flag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
 	godog.BindFlags("", fs, &o)
 	if err := fs.Parse(os.Args[1:]); err != nil {
-		return // the runner reports its own flag errors
+		return o, false
 	}
 	o.Paths = fs.Args()
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"}
+	}
+	return o, true
+}
+
+// cliPreflight checks the godog CLI's options.
+func cliPreflight() {
+	o, ok := cliOptions()
+	if !ok {
+		return
 	}
 	plan, err := suite.Preflight(context.Background(), o)
 	if err != nil {
