@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,26 +33,28 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
 `
 
 func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || isHelp(args[0]) {
+	subs := []string{"check", "apply", "build", "matrix"}
+	switch {
+	case len(args) == 0:
+		return usageErrorf(stderr, "patches", "no subcommand given (one of %s)", strings.Join(subs, ", "))
+	case isHelp(args[0]):
 		fmt.Fprint(stderr, patchesUsage)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
+	case !slices.Contains(subs, args[0]):
+		return unknownSubcommand(stderr, "patches", args[0], subs)
 	}
 	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("patches "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("patches " + sub)
 	manifest := fs.String("manifest", clientpatch.DefaultPath, "client manifest")
 	client := fs.String("client", "", "manifest entry (default: every buildable one for check; required with several)")
 	source := fs.String("source", "", "checkout of the client's repository at the pinned commit (or branch head)")
 	tag := fs.String("tag", "", "image tag to build (default: the manifest's image)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	pos, exit, ok := parseCommand(stderr, "patches "+sub, patchesUsage+"\nflags:\n", fs, args)
+	if !ok {
+		return exit
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "segdiff patches %s: unexpected arguments %v\n", sub, fs.Args())
-		return 2
+	if len(pos) > 0 {
+		return usageErrorf(stderr, "patches "+sub, "unexpected arguments %q (patches %s takes flags only)", pos, sub)
 	}
 	m, err := clientpatch.LoadFile(*manifest)
 	if err != nil {
@@ -69,9 +71,6 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		code = patchesBuild(ctx, m, *client, *source, *tag, stdout, stderr)
 	case "matrix":
 		code = patchesMatrix(m, stdout, stderr)
-	default:
-		fmt.Fprintf(stderr, "segdiff patches: unknown subcommand %q\n\n%s", sub, patchesUsage)
-		return 2
 	}
 	return code
 }
