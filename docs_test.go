@@ -200,17 +200,19 @@ func checkCall(env map[string]string, args []string) error {
 	return errNotACommand
 }
 
-// checkVariables fails on a variable that is neither a budget
-// (steps.CheckBudgetEnv) nor read anywhere in the repository.
+// checkVariables fails on a segdiff variable steps.CheckEnv refuses (an
+// unknown name, a value that does not parse) and on any other variable
+// read nowhere in the repository.
 func checkVariables(env map[string]string) error {
+	var environ []string
 	for name, value := range env {
-		if strings.HasPrefix(name, steps.BudgetEnvPrefix) {
-			if err := steps.CheckBudgetEnv([]string{name + "=" + value}); err != nil {
-				return err
-			}
-			continue
-		}
-		if !repositoryReads(name) {
+		environ = append(environ, name+"="+value)
+	}
+	if err := steps.CheckEnv(environ); err != nil {
+		return err
+	}
+	for name := range env {
+		if !strings.HasPrefix(name, steps.EnvPrefix) && !repositoryReads(name) {
 			return fmt.Errorf("variable %s appears in no Go source, script or Makefile: nothing reads it", name)
 		}
 	}

@@ -98,6 +98,32 @@ func TestEntryPointsFailClosed(t *testing.T) {
 			want: `undefined steps (steps/SYNTAX.md lists the sentences)`},
 		{name: "go test: misspelled budget", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_BUDGET_COMPLETON_P50=1s"}, args: goTest(),
 			want: "SEGDIFF_BUDGET_COMPLETON_P50 is not a budget"},
+		{name: "go test: malformed tag filter", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded &&"),
+			want: `tag filter "@embedded &&" has an empty term`},
+		{name: "go test: unknown preset", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_PRESET=bogus"}, args: goTest(),
+			want: `SEGDIFF_PRESET="bogus": unknown embedded preset "bogus"`},
+		{name: "go test: unknown scrape mode", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_SCRAPE=bogus"}, args: goTest(),
+			want: `SEGDIFF_SCRAPE="bogus": want direct or promql`},
+		{name: "go test: negative prefetch", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_PREFETCH=-1"}, args: goTest(),
+			want: `SEGDIFF_PREFETCH="-1": want 0`},
+		{name: "go test: zero poll interval", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_POLL_INTERVAL=0s"}, args: goTest(),
+			want: `SEGDIFF_POLL_INTERVAL="0s": want a duration above 0`},
+		{name: "go test: zero wait timeout", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_WAIT_TIMEOUT=0s"}, args: goTest(),
+			want: `SEGDIFF_WAIT_TIMEOUT="0s": want a duration above 0`},
+		{name: "go test: malformed seed", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_SEED=seven"}, args: goTest(),
+			want: `SEGDIFF_SEED="seven": not an integer`},
+		{name: "go test: run id with a slash", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_RUN_ID=a/b"}, args: goTest(),
+			want: `SEGDIFF_RUN_ID="a/b"`},
+		{name: "go test: slow as a word", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_SLOW=yes"}, args: goTest(),
+			want: `SEGDIFF_SLOW="yes": want 1 (on) or 0 (off)`},
+		{name: "go test: e2e as a word", env: []string{"SEGDIFF_E2E=true"}, args: goTest(),
+			want: `SEGDIFF_E2E="true": want 1`},
+		{name: "go test: misspelled variable", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_PRESTE=ci"}, args: goTest(),
+			want: "SEGDIFF_PRESTE is not a segdiff variable; did you mean SEGDIFF_PRESET?"},
+		{name: "godog CLI: malformed tag filter", env: []string{cliEnv + "=1"}, args: []string{"--tags=@embedded &&", "features/"},
+			want: `tag filter "@embedded &&" has an empty term`},
+		{name: "godog CLI: unknown scrape mode", env: []string{cliEnv + "=1", "SEGDIFF_SCRAPE=bogus"}, args: []string{"features/"},
+			want: `SEGDIFF_SCRAPE="bogus": want direct or promql`},
 		{name: "godog CLI: typo'd tag", env: []string{cliEnv + "=1"}, args: []string{"--tags=@embeded", "features/"},
 			want: "names @embeded, which no feature"},
 		{name: "godog CLI: undefined step, not strict", env: []string{cliEnv + "=1"}, args: []string{feature},
@@ -120,6 +146,9 @@ func TestEntryPointsFailClosed(t *testing.T) {
 			}
 			if strings.Contains(out, "opened embedded devnet") || strings.Contains(out, "building the segdiff CLI") {
 				t.Errorf("a devnet was opened before the failure:\n%s", out)
+			}
+			if strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
+				t.Errorf("a panic instead of an error:\n%s", out)
 			}
 			if entries, _ := os.ReadDir(reports); len(entries) != 0 {
 				t.Errorf("reports dir holds %v after a failed preflight", entries)

@@ -42,6 +42,14 @@ var underTest bool
 var suiteRan bool
 
 func init() {
+	// The godog CLI's runner parses its tag filter before calling any of
+	// our hooks, and godog's parser panics on a malformed one: check it here.
+	if o, ok := cliOptions(); ok {
+		if err := steps.CheckTagFilter(o.Tags); err != nil {
+			fmt.Fprintf(os.Stderr, "segdiff: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	opts.Tags = defaultTags(suite.Config().Backend)
 	// The standard flag set (not pflag) so that both -godog.tags and
 	// --godog.tags work, as go test passes either through.
@@ -104,19 +112,28 @@ func printOutcome(w io.Writer) {
 // InitializeScenario registers the scenario hooks and every step.
 func InitializeScenario(ctx *godog.ScenarioContext) { suite.InitializeScenario(ctx) }
 
-// cliPreflight reads the options the godog CLI passed to its runner the way
-// the runner does, and checks them.
-func cliPreflight() {
-	var o godog.Options
+// cliOptions reads the options the godog CLI passed to its runner the way
+// the runner does. ok is false when the arguments are not godog's (go
+// test's -test.* flags): the runner reports its own flag errors.
+func cliOptions() (o godog.Options, ok bool) {
 	fs := flag.NewFlagSet("godog", flag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
 	godog.BindFlags("", fs, &o)
 	if err := fs.Parse(os.Args[1:]); err != nil {
-		return // the runner reports its own flag errors
+		return o, false
 	}
 	o.Paths = fs.Args()
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"}
+	}
+	return o, true
+}
+
+// cliPreflight checks the godog CLI's options.
+func cliPreflight() {
+	o, ok := cliOptions()
+	if !ok {
+		return
 	}
 	plan, err := suite.Preflight(context.Background(), o)
 	if err != nil {

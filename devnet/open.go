@@ -68,9 +68,10 @@ type Opener func(ctx context.Context, cfg Config) (Devnet, error)
 
 // backend is one registered backend.
 type backend struct {
-	open      Opener
-	preflight func(ctx context.Context) error
-	shutdown  func() error
+	open        Opener
+	preflight   func(ctx context.Context) error
+	shutdown    func() error
+	checkPreset func(name string) error
 }
 
 // BackendOption adds an optional hook to a backend at registration.
@@ -81,6 +82,13 @@ type BackendOption func(*backend)
 // once, with its cause, instead of every scenario failing one by one.
 func WithPreflight(f func(ctx context.Context) error) BackendOption {
 	return func(b *backend) { b.preflight = f }
+}
+
+// WithPresetCheck gives the backend a check of Config.Preset names
+// (CheckPreset), so that a mistyped preset fails before any devnet opens
+// instead of when the first scenario opens one.
+func WithPresetCheck(f func(name string) error) BackendOption {
+	return func(b *backend) { b.checkPreset = f }
 }
 
 // WithShutdown gives the backend a hook that releases what it holds
@@ -157,6 +165,20 @@ func Preflight(ctx context.Context, name string) error {
 		return fmt.Errorf("preflight %s backend: %w", name, err)
 	}
 	return nil
+}
+
+// CheckPreset checks that backend knows the preset name; a backend without
+// a preset check accepts any name (Kurtosis matches it against the
+// enclave's params when it attaches).
+func CheckPreset(backend, name string) error {
+	b, err := lookup(backend)
+	if err != nil {
+		return err
+	}
+	if b.checkPreset == nil {
+		return nil
+	}
+	return b.checkPreset(name)
 }
 
 // Shutdown runs every backend's shutdown hook; call it once the process

@@ -1,6 +1,9 @@
 package devnet
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestConfigString(t *testing.T) {
 	tests := []struct {
@@ -26,5 +29,33 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := ParseMode("flood"); err == nil {
 		t.Error(`ParseMode("flood") = nil error, want one naming the mode`)
+	}
+}
+
+func TestCheckPreset(t *testing.T) {
+	errUnknown := errors.New("unknown preset")
+	Register("test-presets", nil, WithPresetCheck(func(name string) error {
+		if name != "small" {
+			return errUnknown
+		}
+		return nil
+	}))
+	Register("test-no-presets", nil)
+	tests := []struct {
+		name, backend, preset string
+		wantErr               error
+	}{
+		{name: "known preset", backend: "test-presets", preset: "small"},
+		{name: "unknown preset", backend: "test-presets", preset: "smal", wantErr: errUnknown},
+		{name: "backend without a check accepts any", backend: "test-no-presets", preset: "anything"},
+		{name: "unknown backend", backend: "test-nobody", preset: "small", wantErr: ErrUnknownBackend},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckPreset(tt.backend, tt.preset)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("CheckPreset(%q, %q) = %v, want %v", tt.backend, tt.preset, err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -23,7 +23,8 @@ import (
 const BinaryEnv = "SEGDIFF_BIN"
 
 func init() {
-	devnet.Register("embedded", Open, devnet.WithPreflight(preflight), devnet.WithShutdown(removeBuild))
+	devnet.Register("embedded", Open, devnet.WithPreflight(preflight), devnet.WithShutdown(removeBuild),
+		devnet.WithPresetCheck(func(name string) error { _, err := Preset(name); return err }))
 }
 
 // preflight checks that a simulation can be started: SEGDIFF_BIN names an

@@ -31,7 +31,7 @@ var Budgets = map[string]Budget{
 	"COMPLETION_SHARE_WITHIN": {assertions.UnitSeconds, "the completion time that share refers to (duration)"},
 	"COPIES_P50":              {assertions.UnitCopies, "median payload copies received per node and warm slot (number)"},
 	"COPIES_MAX":              {assertions.UnitCopies, "maximum payload copies any node receives in any warm slot (number)"},
-	"INSTALL_MAX":             {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (duration)"},
+	"INSTALL_MAX":             {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (on Kurtosis: per client; duration)"},
 	"EL_IMPORT_MAX":           {assertions.UnitSeconds, "time after the reveal by which every EL must hold each warm payload's block (duration)"},
 	"PAYLOAD_FILL":            {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
 	"PAYLOAD_BYTES":           {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
@@ -46,38 +46,6 @@ func budgetKeys() []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// CheckBudgetEnv checks every SEGDIFF_BUDGET_* variable in env (os.Environ
-// form) before anything runs: the name must be a known budget and the value
-// must parse in its unit. A misspelled name is an error listing the known
-// ones, so an override can never be silently ignored.
-func CheckBudgetEnv(env []string) error {
-	var problems []string
-	for _, kv := range env {
-		name, value, _ := strings.Cut(kv, "=")
-		key, ok := strings.CutPrefix(name, BudgetEnvPrefix)
-		if !ok {
-			continue
-		}
-		b, known := Budgets[key]
-		if !known {
-			problems = append(problems, fmt.Sprintf("%s is not a budget (known: %s)", name, BudgetEnvPrefix+strings.Join(budgetKeys(), ", "+BudgetEnvPrefix)))
-			continue
-		}
-		if value == "" {
-			problems = append(problems, fmt.Sprintf("%s is set but empty (unset it to keep the feature's budget)", name))
-			continue
-		}
-		if _, err := parseBudget(value, b.Unit); err != nil {
-			problems = append(problems, fmt.Sprintf("%s=%q: %v", name, value, err))
-		}
-	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return fmt.Errorf("check budget overrides: %s", strings.Join(problems, "; "))
-	}
-	return nil
 }
 
 // budgetValue is a budget as a step uses it: the value in its unit's base

@@ -110,36 +110,98 @@ func keywordOf(t messages.PickleStepType) string {
 
 // TagAtoms splits a godog tag filter the way godog reads it ("," is or,
 // "&&" is and, a leading "~" negates) and returns the tag names it uses,
-// with their "@". An empty term ("@a && ") is an error: godog would
-// crash on it.
+// with their "@". A malformed filter is an error (CheckTagFilter).
 func TagAtoms(filter string) ([]string, error) {
+	if err := CheckTagFilter(filter); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(filter) == "" {
 		return nil, nil
 	}
 	var out []string
 	for _, or := range strings.Split(filter, ",") {
 		for _, term := range strings.Split(or, "&&") {
-			name := strings.TrimPrefix(strings.TrimSpace(term), "~")
-			name = "@" + strings.ReplaceAll(name, "@", "")
-			if name == "@" {
-				return nil, fmt.Errorf("tag filter %q has an empty term (godog's syntax: \",\" for or, \"&&\" for and, \"~\" for not)", filter)
-			}
-			out = append(out, name)
+			out = append(out, "@"+strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(term), "~"), "@"))
 		}
 	}
 	return out, nil
 }
 
+// tagSyntax is godog's tag filter syntax, for errors.
+const tagSyntax = `godog's syntax: "," for or, "&&" for and, "~" for not, e.g. "@embedded && ~@slow"`
+
+// CheckTagFilter checks that filter is a well-formed godog tag filter:
+// terms joined by "," (or) and "&&" (and), each an optional "~" (not), an
+// optional "@" and a name without spaces. godog's own parser panics on an
+// empty term ("@embedded &&") and reads other mistakes as a tag no
+// scenario carries; the error names the filter in one line, and for
+// Cucumber's "and/or/not" syntax suggests godog's spelling.
+func CheckTagFilter(filter string) error {
+	if strings.TrimSpace(filter) == "" {
+		return nil
+	}
+	for _, or := range strings.Split(filter, ",") {
+		for _, term := range strings.Split(or, "&&") {
+			name := strings.TrimSpace(term)
+			name = strings.TrimPrefix(name, "~")
+			name = strings.TrimPrefix(name, "@")
+			switch {
+			case name == "":
+				return fmt.Errorf("tag filter %q has an empty term (%s)", filter, tagSyntax)
+			case strings.ContainsAny(name, " \t()!|&"):
+				return fmt.Errorf("tag filter %q: %q is not one tag (%s)%s", filter, strings.TrimSpace(term), tagSyntax, godogSpelling(filter))
+			case strings.ContainsAny(name, "~@"):
+				return fmt.Errorf("tag filter %q: %q is not a tag (%s)", filter, strings.TrimSpace(term), tagSyntax)
+			}
+		}
+	}
+	return nil
+}
+
+// godogSpelling suggests godog's spelling of a filter written in Cucumber's
+// tag expression syntax ("@a and not @b"), or "".
+func godogSpelling(filter string) string {
+	if strings.ContainsAny(filter, "()") {
+		return "; godog's filters have no parentheses"
+	}
+	fields := strings.Fields(filter)
+	var out strings.Builder
+	changed := false
+	for i := 0; i < len(fields); i++ {
+		switch f := fields[i]; {
+		case f == "and":
+			out.WriteString(" && ")
+			changed = true
+		case f == "or":
+			out.WriteString(", ")
+			changed = true
+		case f == "not" && i+1 < len(fields):
+			out.WriteString("~")
+			changed = true
+		default:
+			out.WriteString(f)
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", out.String())
+}
+
 // Preflight checks, before any devnet opens, everything that would make a
 // run check nothing or check something other than what was asked:
 //   - the backend is registered;
-//   - every SEGDIFF_BUDGET_* variable names a budget and parses;
+//   - the tag filter is well-formed (godog's own parser panics on some
+//     malformed filters);
+//   - every set variable of EnvVars parses, and every set SEGDIFF_
+//     variable is one of them (a misspelled budget would be ignored);
 //   - every tag in the filter is carried by some feature (a typo'd tag
 //     would silently select nothing, or everything);
 //   - the filter selects at least one scenario, and this suite would run
 //     at least one of them (a @kurtosis filter on the embedded backend
 //     would skip them all);
-//   - every step of the runnable scenarios has a definition;
+//   - every step of the runnable scenarios has a definition, and every
+//     preset they name is one the backend knows;
 //   - the backend's own preflight (a Kurtosis run needs its endpoints).
 //
 // It returns the plan so that the caller can prefetch its devnets.
@@ -147,16 +209,17 @@ func (s *Suite) Preflight(ctx context.Context, opts godog.Options) (Plan, error)
 	if err := devnet.Known(s.cfg.Backend); err != nil {
 		return Plan{}, fmt.Errorf("backend (DEVNET): %w", err)
 	}
-	if err := CheckBudgetEnv(os.Environ()); err != nil {
+	if err := CheckEnv(os.Environ()); err != nil {
+		return Plan{}, err
+	}
+	// Before godog reads the filter: its parser panics on some mistakes.
+	atoms, err := TagAtoms(opts.Tags)
+	if err != nil {
 		return Plan{}, err
 	}
 	plan, err := s.Plan(opts)
 	if err != nil {
 		return Plan{}, err
-	}
-	atoms, err := TagAtoms(opts.Tags)
-	if err != nil {
-		return plan, err
 	}
 	var unknown []string
 	for _, a := range atoms {
@@ -195,6 +258,15 @@ func (s *Suite) Preflight(ctx context.Context, opts godog.Options) (Plan, error)
 	}
 	if len(undefined) > 0 {
 		return plan, fmt.Errorf("%d undefined steps (steps/SYNTAX.md lists the sentences): %s", len(undefined), strings.Join(undefined, "; "))
+	}
+	for _, sc := range runnable {
+		for _, st := range sc.Steps {
+			for _, cfg := range s.configsOf(st.Text) {
+				if err := devnet.CheckPreset(s.cfg.Backend, cfg.Preset); err != nil {
+					return plan, fmt.Errorf("%s: %q: %s %s: %w", sc.Feature, sc.Name, st.Keyword, st.Text, err)
+				}
+			}
+		}
 	}
 	if err := devnet.Preflight(ctx, s.cfg.Backend); err != nil {
 		return plan, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +23,17 @@ const noEnclaveBackend = "fake-no-enclave"
 
 var errNoEnclave = errors.New("no enclave endpoints")
 
+// presetsBackend knows one preset, "fake".
+const presetsBackend = "fake-presets"
+
 func init() {
 	devnet.Register(noEnclaveBackend, openFake, devnet.WithPreflight(func(context.Context) error { return errNoEnclave }))
+	devnet.Register(presetsBackend, openFake, devnet.WithPresetCheck(func(name string) error {
+		if name != "fake" {
+			return fmt.Errorf("unknown fake preset %q", name)
+		}
+		return nil
+	}))
 }
 
 // writeFeature writes a feature file into a temporary directory and returns
@@ -36,6 +46,14 @@ func writeFeature(t *testing.T, body string) string {
 	}
 	return p
 }
+
+const presetTypoFeature = `@embedded
+Feature: a feature naming a preset the backend does not know
+  Scenario: preset typo
+    Given a segmented devnet with preset "fkae"
+    When the devnet has revealed 3 warm payloads
+    Then the PTC votes payload present in every warm slot
+`
 
 const undefinedFeature = `@embedded
 Feature: a feature with a typo
@@ -64,7 +82,14 @@ func TestPreflightFailsClosed(t *testing.T) {
 		{name: "unknown negated tag", backend: fakeBackend, tags: "@embedded && ~@slwo", paths: []string{"../features"},
 			wantErr: []string{"names @slwo"}},
 		{name: "another syntax", backend: fakeBackend, tags: "@embedded and not @slow", paths: []string{"../features"},
-			wantErr: []string{"names @embedded and not slow"}},
+			wantErr: []string{`"@embedded and not @slow" is not one tag`, `did you mean "@embedded && ~@slow"?`}},
+		// godog's tag parser panics on these; the preflight reads them first.
+		{name: "empty term", backend: fakeBackend, tags: "@embedded &&", paths: []string{"../features"},
+			wantErr: []string{`tag filter "@embedded &&" has an empty term`}},
+		{name: "empty alternative", backend: fakeBackend, tags: "@embedded,", paths: []string{"../features"},
+			wantErr: []string{`tag filter "@embedded," has an empty term`}},
+		{name: "bare at sign", backend: fakeBackend, tags: "@", paths: []string{"../features"},
+			wantErr: []string{`tag filter "@" has an empty term`}},
 		{name: "selects nothing", backend: fakeBackend, tags: "@kurtosis && @slow", paths: []string{"../features"},
 			wantErr: []string{`tag filter "@kurtosis && @slow" selects no scenario`}},
 		{name: "selects only another backend's scenarios", backend: fakeBackend, tags: "@kurtosis", paths: []string{"../features"},
@@ -77,6 +102,12 @@ func TestPreflightFailsClosed(t *testing.T) {
 			env: map[string]string{"SEGDIFF_BUDGET_COMPLETON_P50": "1s"}, wantErr: []string{"SEGDIFF_BUDGET_COMPLETON_P50 is not a budget"}},
 		{name: "malformed budget value", backend: fakeBackend, tags: "@embedded", paths: []string{"../features"},
 			env: map[string]string{"SEGDIFF_BUDGET_COMPLETION_P50": "abc"}, wantErr: []string{`SEGDIFF_BUDGET_COMPLETION_P50="abc"`}},
+		{name: "unknown variable", backend: fakeBackend, tags: "@embedded", paths: []string{"../features"},
+			env: map[string]string{"SEGDIFF_PRESTE": "ci"}, wantErr: []string{"SEGDIFF_PRESTE is not a segdiff variable; did you mean SEGDIFF_PRESET?"}},
+		{name: "malformed variable", backend: fakeBackend, tags: "@embedded", paths: []string{"../features"},
+			env: map[string]string{"SEGDIFF_SCRAPE": "bogus"}, wantErr: []string{`SEGDIFF_SCRAPE="bogus": want direct or promql`}},
+		{name: "preset the backend does not know", backend: presetsBackend, tags: "@embedded", paths: []string{writeFeature(t, presetTypoFeature)},
+			wantErr: []string{`"preset typo": Given a segmented devnet with preset "fkae": unknown fake preset "fkae"`}},
 		{name: "backend preflight", backend: noEnclaveBackend, tag: steps.TagEmbedded, tags: "@embedded", paths: []string{"../features"},
 			wantErr: []string{"no enclave endpoints"}, is: errNoEnclave},
 	}

@@ -23,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,36 +91,14 @@ type Config struct {
 	Log io.Writer
 }
 
-// ConfigFromEnv reads a Config from the environment variables named in
-// Config's field docs. Malformed values are errors naming the variable.
+// ConfigFromEnv reads a Config from the environment through EnvVars (the
+// variables named in Config's field docs) after checking every set
+// variable: a malformed value, or a SEGDIFF_ variable that is not a segdiff
+// variable, is an error naming it, returned before anything runs.
 func ConfigFromEnv() (Config, error) {
-	c := Config{Reader: ScrapeReader{Mode: os.Getenv("SEGDIFF_SCRAPE")}, Backend: os.Getenv("DEVNET"), Preset: os.Getenv("SEGDIFF_PRESET"), RunID: os.Getenv("SEGDIFF_RUN_ID"),
-		Slow: os.Getenv("SEGDIFF_SLOW") == "1", ReportsDir: "reports", Prefetch: 2}
-	if v, ok := os.LookupEnv("SEGDIFF_REPORTS_DIR"); ok {
-		c.ReportsDir = v
-	}
-	if v := os.Getenv("SEGDIFF_PREFETCH"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return c, fmt.Errorf("parse SEGDIFF_PREFETCH: %w", err)
-		}
-		c.Prefetch = n
-	}
-	if v := os.Getenv("SEGDIFF_SEED"); v != "" {
-		seed, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return c, fmt.Errorf("parse SEGDIFF_SEED: %w", err)
-		}
-		c.Seed = seed
-	}
-	for name, dst := range map[string]*time.Duration{"SEGDIFF_POLL_INTERVAL": &c.PollInterval, "SEGDIFF_WAIT_TIMEOUT": &c.WaitTimeout, "SEGDIFF_REPORT_PAUSE": &c.ReportPause} {
-		if v := os.Getenv(name); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return c, fmt.Errorf("parse %s: %w", name, err)
-			}
-			*dst = d
-		}
+	c := Config{ReportsDir: "reports", Prefetch: 2}
+	if err := applyEnv(&c, os.Environ()); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
@@ -154,12 +131,12 @@ type Suite struct {
 // New returns a Suite with cfg's defaults applied.
 func New(cfg Config) *Suite {
 	if cfg.Backend == "" {
-		cfg.Backend = "embedded"
+		cfg.Backend = defaultBackend
 	}
 	if cfg.Tag == "" {
 		cfg.Tag = "@" + cfg.Backend
 	}
-	if cfg.Preset == "" && cfg.Backend == "embedded" {
+	if cfg.Preset == "" && cfg.Backend == defaultBackend {
 		cfg.Preset = "ci"
 	}
 	if cfg.RunID == "" {

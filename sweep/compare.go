@@ -17,13 +17,31 @@ import (
 type CompareOptions struct {
 	// Tolerance is how much worse a metric may get: relative to the base
 	// mean for p50, p99 and copies (0.1: 10 %), in share points for
-	// within (0.1: ten points).
-	Tolerance map[Metric]float64
+	// within (0.1: ten points). A metric without one is not gated.
+	Tolerance map[Metric]float64 `json:"tolerance"`
 	// Alpha is the significance level of the one-sided Mann–Whitney test
 	// over seeds (new worse than base).
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Phases are the slot phases gated: "warm" and/or "cold".
-	Phases []string
+	Phases []string `json:"phases"`
+}
+
+// ToleranceText states the tolerance of every gated metric:
+// "p50 10 %, p99 10 %, within 10 points, copies 10 %".
+func (o CompareOptions) ToleranceText() string {
+	var parts []string
+	for _, m := range Metrics {
+		tol, gated := o.Tolerance[m]
+		switch {
+		case !gated:
+			parts = append(parts, fmt.Sprintf("%s not gated", m))
+		case m == MetricWithin:
+			parts = append(parts, fmt.Sprintf("%s %g points", m, 100*tol))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %g %%", m, 100*tol))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // DefaultCompareOptions gate the warm p50, p99, within-window share and
@@ -60,7 +78,8 @@ type Delta struct {
 // Comparison is `segdiff sweep compare`'s result.
 type Comparison struct {
 	Base, New string
-	Options   CompareOptions `json:"-"`
+	// Options are the gate's settings, stated in the output.
+	Options CompareOptions `json:"options"`
 	// Differ lists configuration keys (seed aside) whose values differ
 	// between the two sweeps' matched configurations: "node_class: home → custom".
 	Differ []string `json:"differ,omitempty"`
@@ -272,7 +291,8 @@ func (c *Comparison) Table() Table {
 // verdict.
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Sweep comparison\n\nbase `%s` · new `%s` · one-sided Mann–Whitney U over seeds, α %g\n\n", c.Base, c.New, c.Options.Alpha)
+	fmt.Fprintf(&b, "# Sweep comparison\n\nbase `%s` · new `%s` · one-sided Mann–Whitney U over seeds, α %g · %s slots · tolerance %s\n\n",
+		c.Base, c.New, c.Options.Alpha, strings.Join(c.Options.Phases, " and "), c.Options.ToleranceText())
 	if len(c.Differ) > 0 {
 		fmt.Fprintf(&b, "The matched configurations differ in: %s.\n\n", strings.Join(c.Differ, "; "))
 	}

@@ -51,6 +51,9 @@ func TestCompare(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Log("\n" + md.String())
+			if want := "α 0.05 · warm slots · tolerance p50 10 %, p99 10 %, within 10 points, copies 10 %"; !strings.Contains(md.String(), want) {
+				t.Errorf("the comparison does not state its gate %q", want)
+			}
 			if got := cmp.Regressions(); got != tt.regressions {
 				t.Errorf("%d regressions, want %d", got, tt.regressions)
 			}
@@ -89,6 +92,14 @@ func TestCompareMetric(t *testing.T) {
 				t.Errorf("regressed %v (%s), want %v (%q)", d.Regressed, d.Verdict, tt.regressed, tt.verdict)
 			}
 		})
+	}
+}
+
+func TestToleranceText(t *testing.T) {
+	o := DefaultCompareOptions()
+	o.Tolerance = map[Metric]float64{MetricP99: 0.05, MetricWithin: 0.02}
+	if got, want := o.ToleranceText(), "p50 not gated, p99 5 %, within 2 points, copies not gated"; got != want {
+		t.Errorf("ToleranceText = %q, want %q", got, want)
 	}
 }
 

@@ -300,3 +300,43 @@ func TestMergeAdoptsCellsOfAnotherGrid(t *testing.T) {
 		t.Errorf("the merged folder alone: %v, %v", again, err)
 	}
 }
+
+// Merge reads every input before it creates or changes the output: a bad
+// input leaves no output folder behind.
+func TestMergeChecksInputsFirst(t *testing.T) {
+	const fixed = "fixed: {nodes: 16, degree: 14, payloads: 2}\n"
+	small := mustPlan(t, "name: small\n"+fixed+"axes:\n  mode: [whole]\n  seed: [1]\n")
+	r := fakeRunner(t)
+	if _, err := r.Run(context.Background(), small); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, recordFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := mustPlan(t, "name: other\nfixed: {nodes: 20, degree: 14, payloads: 2}\naxes:\n  mode: [whole]\n  seed: [1]\n")
+	tests := []struct {
+		name    string
+		plan    *Plan
+		inputs  []string
+		wantErr string
+	}{
+		{name: "missing input", inputs: []string{r.Out, filepath.Join(empty, "nope")}, wantErr: "no such file or directory"},
+		{name: "input without cells", inputs: []string{r.Out, empty}, wantErr: empty + " holds no finished cell"},
+		{name: "malformed record", inputs: []string{r.Out, broken}, wantErr: "decode " + filepath.Join(broken, recordFile)},
+		{name: "no cell of the grid", plan: other, inputs: []string{r.Out}, wantErr: "none of the 1 cells in " + r.Out + " is a cell of grid other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged")
+			_, _, err := Merge(context.Background(), out, tt.plan, tt.inputs...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Merge = %v, want an error containing %q", err, tt.wantErr)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a failed merge left %s behind (%v)", out, err)
+			}
+		})
+	}
+}

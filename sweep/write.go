@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Output files of a summary.
@@ -114,10 +115,11 @@ func writeSummary(dir string, s *Summary) ([]string, error) {
 // rewritten in out): a cell another grid ran counts for this grid when
 // its configuration is the same, and out becomes a folder of p that
 // `segdiff sweep` can resume.
+//
+// Every input is read before out is created or changed: an input that
+// does not exist, holds no finished cell or holds a malformed record is
+// an error that leaves out as it was.
 func Merge(ctx context.Context, out string, p *Plan, inputs ...string) (*Summary, []string, error) {
-	if err := os.MkdirAll(filepath.Join(out, cellsDir), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("merge: %w", err)
-	}
 	var planned map[string]Cell
 	if p != nil {
 		planned = map[string]Cell{}
@@ -125,26 +127,46 @@ func Merge(ctx context.Context, out string, p *Plan, inputs ...string) (*Summary
 			planned[c.Hash] = c
 		}
 	}
+	type found struct{ dir, hash string }
+	var take []found
+	seen := 0
 	for _, in := range inputs {
 		dirs, err := cellDirs(ctx, in)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("merge: %w", err)
 		}
+		if len(dirs) == 0 {
+			return nil, nil, fmt.Errorf("merge: %s holds no finished cell (no %s at or below it)", in, recordFile)
+		}
+		seen += len(dirs)
 		for _, d := range dirs {
 			var rec Record
 			if err := readJSON(filepath.Join(d, recordFile), &rec); err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("merge: %w", err)
 			}
 			if _, ok := planned[rec.Hash]; p != nil && !ok {
 				continue
 			}
-			if err := copyCell(d, out, rec.Hash); err != nil {
-				return nil, nil, err
-			}
+			take = append(take, found{d, rec.Hash})
 		}
-		if b := readOrNil(filepath.Join(in, gridFile)); p == nil && b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
-			if err := writeFileAtomic(filepath.Join(out, gridFile), b); err != nil {
-				return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	if p != nil && len(take) == 0 {
+		return nil, nil, fmt.Errorf("merge: none of the %d cells in %s is a cell of grid %s", seen, strings.Join(inputs, ", "), p.Grid.Name)
+	}
+	if err := os.MkdirAll(filepath.Join(out, cellsDir), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	for _, f := range take {
+		if err := copyCell(f.dir, out, f.hash); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p == nil {
+		for _, in := range inputs {
+			if b := readOrNil(filepath.Join(in, gridFile)); b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
+				if err := writeFileAtomic(filepath.Join(out, gridFile), b); err != nil {
+					return nil, nil, fmt.Errorf("merge: %w", err)
+				}
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -34,13 +33,12 @@ Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x);
 // runDevnet implements `segdiff devnet up|down|status`. Exit 0 on success,
 // 1 on failure, 2 on usage errors.
 func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	subs := []string{"up", "down", "status"}
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, devnetUsage)
-		return 2
+		return usageErrorf(stderr, "devnet", "no subcommand given (one of %s)", strings.Join(subs, ", "))
 	}
 	sub, rest := args[0], args[1:]
-	fset := flag.NewFlagSet("devnet "+sub, flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlagSet("devnet " + sub)
 	enclave := fset.String("enclave", kurtosis.DefaultEnclave, "enclave name")
 	endpointsDir := fset.String("endpoints-dir", kurtosis.DefaultEndpointsDir, "where <enclave>/endpoints.json lives")
 	connectTimeout := fset.Duration("connect-timeout", 10*time.Second, "how long to wait for the Kurtosis engine")
@@ -58,19 +56,19 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case "down":
 	case "status":
 		asJSON = fset.Bool("json", false, "print the endpoints file as JSON instead of tables")
-	case "-h", "--help", "help":
-		fmt.Fprintln(stderr, devnetUsage)
-		return 0
 	default:
-		fmt.Fprintf(stderr, "segdiff devnet: unknown subcommand %q\n%s\n", sub, devnetUsage)
-		return 2
+		if isHelp(sub) {
+			fmt.Fprintln(stderr, devnetUsage)
+			return 0
+		}
+		return unknownSubcommand(stderr, "devnet", sub, subs)
 	}
-	if code, ok := parseFlags(fset, rest); !ok {
+	pos, code, ok := parseCommand(stderr, "devnet "+sub, devnetUsage+"\n\nflags of devnet "+sub+":\n", fset, rest)
+	if !ok {
 		return code
 	}
-	if fset.NArg() > 0 {
-		fmt.Fprintf(stderr, "segdiff devnet %s: unexpected arguments %q\n", sub, fset.Args())
-		return 2
+	if len(pos) > 0 {
+		return usageErrorf(stderr, "devnet "+sub, "unexpected arguments %q (devnet %s takes flags only)", pos, sub)
 	}
 	// The SDK logs through logrus; keep its info chatter out of the progress.
 	logrus.SetLevel(logrus.WarnLevel)
@@ -84,8 +82,7 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	switch sub {
 	case "up":
 		if *paramsFile == "" {
-			fmt.Fprintf(stderr, "segdiff devnet up: --params is required\n%s\n", devnetUsage)
-			return 2
+			return usageErrorf(stderr, "devnet up", "--params is required: the network-params file of the devnet (network-params/)")
 		}
 		var e *kurtosis.Endpoints
 		e, err = kurtosis.Up(ctx, append(common,

@@ -39,10 +39,18 @@ type loadFlags struct {
 	seed                  uint64
 }
 
-func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, error) {
+const loadSynopsis = `usage: segdiff load --rpc URL [flags]
+Fills every block's execution payload to a target size: one table row per
+block on stdout, progress and retries on stderr.
+
+flags:
+`
+
+// parseLoadFlags parses the load's flags; with --help it prints the usage
+// to help and returns flag.ErrHelp. Errors are one line naming the flag.
+func parseLoadFlags(args []string, help io.Writer) (*loadFlags, error) {
 	f := &loadFlags{}
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("load")
 	fs.Func("rpc", "EL JSON-RPC URL; repeat or comma-separate for several (required)", func(v string) error {
 		for _, u := range strings.Split(v, ",") {
 			if u = strings.TrimSpace(u); u != "" {
@@ -63,12 +71,16 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, error) {
 	fs.DurationVar(&f.slot, "slot-duration", 12*time.Second, "slot duration, to report slots")
 	fs.DurationVar(&f.poll, "poll", 500*time.Millisecond, "how often to look for a new head")
 	fs.Uint64Var(&f.seed, "seed", 0, "calldata seed (0: the start time)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(help, loadSynopsis, fs)
+	}
+	if err != nil {
 		return nil, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case len(pos) > 0:
+		return nil, fmt.Errorf("unexpected arguments %q (the load takes flags only)", pos)
 	case len(f.rpcs) == 0:
 		return nil, errors.New("--rpc is required")
 	case f.payloadBytes < load.MinTxDataBytes || f.payloadBytes > load.MaxPayloadBytes:
@@ -99,8 +111,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff load: %v\n", err)
-		return 2
+		return usageError(stderr, "load", err)
 	}
 	if err := loadRun(ctx, f, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "segdiff load: %v\n", err)

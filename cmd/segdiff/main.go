@@ -8,14 +8,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
+
+	"github.com/segdiff/segdiff/internal/suggest"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand's
@@ -34,36 +35,24 @@ func register(name string, c command) {
 	commands[name] = c
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: segdiff <command> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
+// commandNames lists the commands, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: segdiff <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-}
-
-// parseFlags parses args into fs. With -h or --help it has printed the
-// usage and the command should exit 0; a bad flag has been reported and the
-// command should exit 2. ok is true when the command should go on.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
-		return 0, false
-	case err != nil:
-		return 2, false
-	}
-	return 0, true
-}
-
-// isHelp reports whether arg asks for help.
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "--help" || arg == "help" || arg == "-help"
+	fmt.Fprintln(w, "\n'segdiff <command> --help' describes a command's flags.")
 }
 
 func main() {
@@ -71,18 +60,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	names := commandNames()
+	switch {
+	case len(args) == 0:
+		return usageErrorf(stderr, "", "no command given (one of %s)", strings.Join(names, ", "))
+	case isHelp(args[0]):
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "segdiff: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return 2
+		return usageErrorf(stderr, "", "unknown command %q (one of %s)%s", args[0], strings.Join(names, ", "), suggest.DidYouMean(args[0], names, ""))
 	}
 	// Ctrl-C cancels the context; commands clean up and return.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,22 +21,24 @@ func init() {
 // runParams implements `segdiff params check [--clients FILE] FILE...`:
 // every problem of every file, sorted, one per line; exit 1 when any.
 func runParams(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(stderr, "usage: segdiff params check [--clients client-patches/clients.yaml] FILE...")
-		if len(args) > 0 && isHelp(args[0]) {
-			return 0
-		}
-		return 2
-	}
-	fset := flag.NewFlagSet("params check", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	const synopsis = "usage: segdiff params check [--clients client-patches/clients.yaml] FILE...\n\nflags:\n"
+	fset := newFlagSet("params check")
 	clients := fset.String("clients", clientpatch.DefaultPath, "client-patches manifest that @clients/<name> images refer to")
-	if code, ok := parseFlags(fset, args[1:]); !ok {
+	switch {
+	case len(args) == 0:
+		return usageErrorf(stderr, "params", "no subcommand given (params has one: check)")
+	case isHelp(args[0]):
+		printHelp(stderr, synopsis, fset)
+		return 0
+	case args[0] != "check":
+		return unknownSubcommand(stderr, "params", args[0], []string{"check"})
+	}
+	files, code, ok := parseCommand(stderr, "params check", synopsis, fset, args[1:])
+	if !ok {
 		return code
 	}
-	if fset.NArg() == 0 {
-		fmt.Fprintln(stderr, "segdiff params check: no files given")
-		return 2
+	if len(files) == 0 {
+		return usageErrorf(stderr, "params check", "no files given")
 	}
 	var opts []params.Option
 	m, err := clientpatch.LoadFile(*clients)
@@ -53,7 +54,7 @@ func runParams(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	checker := params.New(opts...)
 	failed := 0
-	for _, path := range fset.Args() {
+	for _, path := range files {
 		problems, err := checker.CheckFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "segdiff params check: %v\n", err)
@@ -68,9 +69,9 @@ func runParams(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "segdiff params check: %d of %d files have problems\n", failed, fset.NArg())
+		fmt.Fprintf(stderr, "segdiff params check: %d of %d files have problems\n", failed, len(files))
 		return 1
 	}
-	fmt.Fprintf(stdout, "%d files ok (ethereum-package %s)\n", fset.NArg(), params.EthereumPackageCommit[:7])
+	fmt.Fprintf(stdout, "%d files ok (ethereum-package %s)\n", len(files), params.EthereumPackageCommit[:7])
 	return 0
 }

@@ -23,7 +23,8 @@ func TestParamsCheck(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "usage", args: nil, wantCode: 2, wantStderr: "usage: segdiff params check"},
+		{name: "no subcommand", args: nil, wantCode: 2, wantStderr: "no subcommand given (params has one: check)"},
+		{name: "help", args: []string{"--help"}, wantCode: 0, wantStderr: "usage: segdiff params check"},
 		{name: "no files", args: []string{"check"}, wantCode: 2, wantStderr: "no files given"},
 		{name: "good file", args: []string{"check", "--clients", clients, good}, wantCode: 0, wantStdout: "1 files ok (ethereum-package 0350d2e)"},
 		{name: "bad file", args: []string{"check", "--clients", clients, good, bad}, wantCode: 1,

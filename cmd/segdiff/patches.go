@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/segdiff/segdiff/clientpatch"
+	"github.com/segdiff/segdiff/internal/suggest"
 )
 
 func init() {
@@ -70,45 +71,38 @@ var patchesFlagDefs = map[string]func(*flag.FlagSet, *patchesOptions){
 }
 
 func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || isHelp(args[0]) {
+	verbs := slices.Sorted(maps.Keys(patchesVerbs))
+	switch {
+	case len(args) == 0:
+		return usageErrorf(stderr, "patches", "no subcommand given (one of check, apply, build, matrix)")
+	case isHelp(args[0]):
 		fmt.Fprint(stderr, patchesUsage)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	sub, args := args[0], args[1:]
 	names, ok := patchesVerbs[sub]
 	if !ok {
-		fmt.Fprintf(stderr, "segdiff patches: unknown subcommand %q%s; want check, apply, build or matrix\n", sub, suggest(sub, slices.Sorted(maps.Keys(patchesVerbs)), ""))
-		return 2
+		return unknownSubcommand(stderr, "patches", sub, verbs)
 	}
 	var o patchesOptions
-	fs := flag.NewFlagSet("patches "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // flag errors are reported in one line below
+	fs := newFlagSet("patches " + sub)
 	for _, n := range names {
 		patchesFlagDefs[n](fs, &o)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, patchesUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "segdiff patches %s: %s\n", sub, patchesFlagError(sub, err))
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "segdiff patches %s: unexpected arguments %q (flags: %s)\n", sub, fs.Args(), flagList(names))
-		return 2
-	}
+	pos, err := parseArgs(fs, args)
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printHelp(stderr, patchesUsage+"\nflags of "+sub+":\n", fs)
+		return 0
+	case err != nil:
+		return usageError(stderr, "patches "+sub, patchesFlagError(sub, err))
+	case len(pos) > 0:
+		return usageErrorf(stderr, "patches "+sub, "unexpected arguments %q (its flags: %s)", pos, flagList(names))
 	case o.source == "" && (sub == "apply" || sub == "build"):
-		fmt.Fprintf(stderr, "segdiff patches %s: --source DIR is required (a checkout of the client)\n", sub)
-		return 2
+		return usageErrorf(stderr, "patches "+sub, "--source DIR is required (a checkout of the client)")
 	case o.source != "":
 		if err := checkSource(o.source); err != nil {
-			fmt.Fprintf(stderr, "segdiff patches %s: %v\n", sub, err)
-			return 2
+			return usageError(stderr, "patches "+sub, err)
 		}
 	}
 	m, err := clientpatch.LoadFile(o.manifest)
@@ -128,28 +122,27 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 }
 
-// patchesFlagError rewrites the flag package's error for verb in one line,
-// naming the verb's flags and, for a flag of another verb, that verb.
-func patchesFlagError(verb string, err error) string {
-	name, undefined := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+// patchesFlagError rewrites an undefined-flag error for verb, naming the
+// verb's flags and, for a flag of another verb, that verb.
+func patchesFlagError(verb string, err error) error {
+	msg, undefined := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !undefined {
-		return err.Error()
+		return err
 	}
-	name = strings.TrimLeft(name, "-")
+	name, _, _ := strings.Cut(strings.TrimLeft(msg, "-"), ";") // parseArgs may have added a suggestion
 	var users []string
 	for _, v := range slices.Sorted(maps.Keys(patchesVerbs)) {
 		if slices.Contains(patchesVerbs[v], name) {
 			users = append(users, v)
 		}
 	}
-	hint := suggest(name, patchesVerbs[verb], "--")
-	if len(users) > 0 {
-		hint = fmt.Sprintf(" (only %s use it)", strings.Join(users, ", "))
-		if len(users) == 1 {
-			hint = fmt.Sprintf(" (only %s uses it)", users[0])
-		}
+	switch len(users) {
+	case 0:
+		return fmt.Errorf("%s does not take --%s; its flags: %s%s", verb, name, flagList(patchesVerbs[verb]), suggest.DidYouMean(name, patchesVerbs[verb], "--"))
+	case 1:
+		return fmt.Errorf("%s does not take --%s (only %s uses it); its flags: %s", verb, name, users[0], flagList(patchesVerbs[verb]))
 	}
-	return fmt.Sprintf("%s does not take --%s%s; its flags: %s", verb, name, hint, flagList(patchesVerbs[verb]))
+	return fmt.Errorf("%s does not take --%s (only %s use it); its flags: %s", verb, name, strings.Join(users, ", "), flagList(patchesVerbs[verb]))
 }
 
 func flagList(names []string) string {
@@ -158,42 +151,6 @@ func flagList(names []string) string {
 		out[i] = "--" + n
 	}
 	return strings.Join(out, ", ")
-}
-
-// suggest returns " (did you mean <prefix>X?)" for the candidate closest to
-// got, when it is at most two edits away; "" otherwise.
-func suggest(got string, candidates []string, prefix string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(got, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s%s?)", prefix, best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // checkSource fails, naming --source, unless dir is a readable directory.
@@ -247,7 +204,7 @@ func selectClients(m *clientpatch.Manifest, name string, all bool) ([]*clientpat
 	if name != "" {
 		c, ok := m.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("--client %s: no such entry in %s%s (entries: %s)", name, m.Path, suggest(name, m.Names(), ""), strings.Join(m.Names(), ", "))
+			return nil, fmt.Errorf("--client %s: no such entry in %s%s (entries: %s)", name, m.Path, suggest.DidYouMean(name, m.Names(), ""), strings.Join(m.Names(), ", "))
 		}
 		if !c.Buildable() {
 			return nil, fmt.Errorf("--client %s: the entry names a published image (%s, no repo in %s), so it has no patches and nothing to build", name, c.Image, m.Path)

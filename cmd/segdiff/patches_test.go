@@ -182,19 +182,19 @@ func TestPatchesFlags(t *testing.T) {
 		want string
 	}{
 		{"matrix has no --source", []string{"matrix", "--source", "x"},
-			"segdiff patches matrix: matrix does not take --source (only apply, build, check use it); its flags: --manifest"},
+			"segdiff patches matrix: matrix does not take --source (only apply, build, check use it); its flags: --manifest (see 'segdiff patches matrix --help')"},
 		{"matrix has no --client", []string{"matrix", "--client", "prysm-segmented"},
-			"segdiff patches matrix: matrix does not take --client (only apply, build, check use it); its flags: --manifest"},
+			"segdiff patches matrix: matrix does not take --client (only apply, build, check use it); its flags: --manifest (see 'segdiff patches matrix --help')"},
 		{"only build has --tag", []string{"apply", "--tag", "x/y:z"},
-			"segdiff patches apply: apply does not take --tag (only build uses it); its flags: --manifest, --client, --source"},
+			"segdiff patches apply: apply does not take --tag (only build uses it); its flags: --manifest, --client, --source (see 'segdiff patches apply --help')"},
 		{"a misspelt flag", []string{"check", "--sourec", "x"},
-			"segdiff patches check: check does not take --sourec (did you mean --source?); its flags: --manifest, --client, --source"},
+			"segdiff patches check: check does not take --sourec; its flags: --manifest, --client, --source; did you mean --source? (see 'segdiff patches check --help')"},
 		{"a flag without its value", []string{"build", "--source"},
-			"segdiff patches build: flag needs an argument: -source"},
+			"segdiff patches build: flag needs an argument: -source (see 'segdiff patches build --help')"},
 		{"arguments", []string{"matrix", "extra"},
-			`segdiff patches matrix: unexpected arguments ["extra"] (flags: --manifest)`},
+			`segdiff patches matrix: unexpected arguments ["extra"] (its flags: --manifest) (see 'segdiff patches matrix --help')`},
 		{"a misspelt verb", []string{"chek"},
-			`segdiff patches: unknown subcommand "chek" (did you mean check?); want check, apply, build or matrix`},
+			`segdiff patches: unknown subcommand "chek" (one of apply, build, check, matrix); did you mean check? (see 'segdiff patches --help')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +253,8 @@ func TestPatchesSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errs := runCLI(t, append(tt.args, "--manifest", repoManifest(t), "--client", "prysm-segmented")...)
-			if code != 2 || errs != tt.want+"\n" {
+			want := tt.want + " (see 'segdiff patches " + tt.args[0] + " --help')"
+			if code != 2 || errs != want+"\n" {
 				t.Fatalf("exit %d, stderr %q\n  want exit 2 and %q", code, errs, tt.want)
 			}
 		})
@@ -298,7 +299,7 @@ func TestPatchesErrorsOneLine(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "apply", "--manifest", repoManifest(t), "--client", "prysm-segmneted", "--source", t.TempDir())
-	if code != 2 || !strings.Contains(errs, "--client prysm-segmneted: no such entry in "+repoManifest(t)+" (did you mean prysm-segmented?)") || strings.Count(errs, "\n") != 1 {
+	if code != 2 || !strings.Contains(errs, "--client prysm-segmneted: no such entry in "+repoManifest(t)+"; did you mean prysm-segmented?") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -45,9 +48,17 @@ type simFlags struct {
 	maxMemory           string
 }
 
-func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+const simSynopsis = `usage: segdiff sim [flags]
+Runs the embedded devnet: a summary table on stdout, progress on stderr.
+Configuration flags override the preset only when given.
+
+flags:
+`
+
+// parseSimFlags parses the sim's flags; with --help it prints the usage to
+// help and returns flag.ErrHelp. Errors are one line naming the flag.
+func parseSimFlags(args []string, help io.Writer) (*simFlags, error) {
+	fs := newFlagSet("sim")
 	f := &simFlags{}
 	ci, study := embedded.DefaultConfig(), mustPreset(embedded.PresetStudy500)
 	// both names a preset default: "32 (study-500: 500)".
@@ -89,13 +100,26 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	}
 	strFlag := func(name, usage string, def string, set func(*embedded.Config, string)) {
 		fs.Func(name, usage+" (default "+def+")", func(s string) error {
+			if s == "" {
+				return errors.New("empty (leave the flag out for the default)")
+			}
 			f.apply = append(f.apply, func(c *embedded.Config) { set(c, s) })
 			return nil
 		})
 	}
 	fs.StringVar(&f.preset, "preset", embedded.PresetCI, "named configuration: ci or study-500; other flags override it")
-	fs.StringVar(&f.modes, "mode", "", "diffusion mode(s), comma separated: "+strings.Join(mode.Names(), ", ")+" (default "+string(ci.Mode)+")")
-	fs.StringVar(&f.seeds, "seed", "", "seed(s), comma separated; a seed fixes topology, link classes and placement (default "+strconv.FormatInt(ci.Seed, 10)+")")
+	// Func, not String: an empty --mode or --seed is an error, not the default.
+	listFlag := func(name, usage string, dst *string) {
+		fs.Func(name, usage, func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				return errors.New("empty (leave the flag out for the default)")
+			}
+			*dst = s
+			return nil
+		})
+	}
+	listFlag("mode", "diffusion mode(s), comma separated: "+strings.Join(mode.Names(), ", ")+" (default "+string(ci.Mode)+")", &f.modes)
+	listFlag("seed", "seed(s), comma separated; a seed fixes topology, link classes and placement (default "+strconv.FormatInt(ci.Seed, 10)+")", &f.seeds)
 	intFlag("nodes", "nodes including the builder", both(ci.Nodes, study.Nodes), func(c *embedded.Config, v int) { c.Nodes = v })
 	intFlag("builder", "index of the builder node", "0", func(c *embedded.Config, v int) { c.Builder = v })
 	intFlag("degree", "connections per node (random regular graph; at most nodes-1, nodes×degree even)", both(ci.Degree, study.Degree), func(c *embedded.Config, v int) { c.Degree = v })
@@ -140,11 +164,15 @@ func parseSimFlags(args []string, stderr io.Writer) (*simFlags, error) {
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
 	fs.IntVar(&f.procs, "procs", 1, "OS threads running Go code (GOMAXPROCS) for the simulation; 0 keeps the runtime's choice. One is fastest: the bubble's goroutines wake each other packet by packet, and a second thread spends its time in wake-ups (see embedded/README.md)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 12GiB; default: the machine's available memory; 0 disables the check)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(help, simSynopsis, fs)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (the sim takes flags only)", pos[0])
 	}
 	if f.procs < 0 {
 		return nil, fmt.Errorf("--procs %d: want 0 or more", f.procs)
@@ -241,10 +269,11 @@ func flagErrors(err error) error {
 
 var errInvalidConfig = errors.New("invalid configuration, nothing was started")
 
-// memoryLimit is the --max-memory value, or the machine's available memory
-// (0: no limit known or wanted).
-func (f *simFlags) memoryLimit() (int64, string, error) {
-	switch f.maxMemory {
+// memoryLimit reads a memory limit flag (--max-memory, the sweep's
+// --memory-budget) named flagName: its size, or for "" the machine's
+// available memory (0: no limit known or wanted), and where it came from.
+func memoryLimit(value, flagName string) (int64, string, error) {
+	switch value {
 	case "":
 		avail, err := availableMemory()
 		if err != nil {
@@ -254,17 +283,17 @@ func (f *simFlags) memoryLimit() (int64, string, error) {
 	case "0":
 		return 0, "", nil
 	}
-	n, err := parseBytes(f.maxMemory)
+	n, err := parseBytes(value)
 	if err != nil {
-		return 0, "", fmt.Errorf("--max-memory: %w", err)
+		return 0, "", fmt.Errorf("%s: %w", flagName, err)
 	}
-	return n, "--max-memory", nil
+	return n, flagName, nil
 }
 
 // checkMemory refuses, before anything starts, a run whose estimated peak
 // exceeds the limit.
 func (f *simFlags) checkMemory(cfgs []embedded.Config) error {
-	limit, source, err := f.memoryLimit()
+	limit, source, err := memoryLimit(f.maxMemory, "--max-memory")
 	if err != nil || limit == 0 {
 		return err
 	}
@@ -326,31 +355,36 @@ type simRun struct {
 
 // runSim runs the simulations inside testing.Main: synctest.Test needs a
 // *testing.T, and testing.Main is the documented entry "for other systems
-// that simulate go test". testing.Main prints PASS/FAIL to stdout and calls
-// os.Exit, so the framework's stdout is pointed at stderr and everything this
-// command reports is written before the test function returns.
+// that simulate go test". testing.Main would print PASS, or "--- FAIL: sim"
+// and FAIL, once the test function returns, and then exit; everything this
+// command reports is written before then, so the test's last cleanup exits
+// with the command's status itself. Only a failure the testing package
+// recorded (a t.Fatal inside the bubble) is left to testing.Main to print,
+// with its messages, on stderr (the framework's stdout is pointed there).
 //
 // Every input is checked, and the memory estimate held against the
-// machine's, before the first network starts. SIGINT or SIGTERM during a
-// simulation exits at once (130): a bubble cannot be cancelled, and its
-// outputs are written only when complete; while serving, they stop the
-// server and the command returns.
+// machine's, before the first network starts: configuration, every output
+// path (--json, --endpoints, --cpuprofile, --memprofile) and the --serve
+// address. SIGINT or SIGTERM during a simulation exits at once (130): a
+// bubble cannot be cancelled, and its outputs are written only when
+// complete; while serving, they stop the server and the command returns.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseSimFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
-		return 2
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
-	cfgs, err := f.configs()
+	var cfgs []embedded.Config
+	if err == nil {
+		cfgs, err = f.configs()
+	}
 	if err == nil {
 		err = f.checkMemory(cfgs)
 	}
+	if err == nil {
+		err = f.checkOutputs()
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", err)
 	}
 	if f.procs > 0 {
 		runtime.GOMAXPROCS(f.procs)
@@ -363,21 +397,92 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			os.Exit(130)
 		}
 	}()
-	code := 0
 	body := func(t *testing.T) {
+		code := 0
+		// Registered first, so it runs after every cleanup the simulation
+		// registers (its temporary folders).
+		t.Cleanup(func() {
+			if !t.Failed() {
+				os.Exit(code)
+			}
+		})
 		if err := simulateAll(ctx, t, f, cfgs, &serving, stdout, stderr); err != nil {
 			fmt.Fprintf(stderr, "segdiff sim: %v\n", err)
 			code = 1
-			t.Fail()
 		}
 	}
 	os.Args = []string{os.Args[0], "-test.run=^sim$", "-test.timeout=0"}
-	realStdout := os.Stdout
 	os.Stdout = os.Stderr
-	defer func() { os.Stdout = realStdout }()
 	match := func(pat, str string) (bool, error) { return regexp.MatchString(pat, str) }
 	testing.Main(match, []testing.InternalTest{{Name: "sim", F: body}}, nil, nil)
-	return code // not reached: testing.Main exits (1 when the body failed)
+	return 1 // not reached: the body's cleanup or testing.Main exits
+}
+
+// checkOutputs checks, before anything starts, that every output file can
+// be written and the --serve address can be listened on, leaving nothing
+// behind: a run of tens of minutes must not fail at its end for a typo.
+func (f *simFlags) checkOutputs() error {
+	for _, o := range []struct{ flag, path string }{
+		{"--json", f.jsonPath}, {"--endpoints", f.endpoints}, {"--cpuprofile", f.cpuProfile}, {"--memprofile", f.memProfile},
+	} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkWritable(o.path); err != nil {
+			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+		}
+	}
+	if f.serve != "" {
+		if _, _, err := net.SplitHostPort(f.serve); err != nil {
+			return fmt.Errorf("--serve %q: %w", f.serve, err)
+		}
+		l, err := net.Listen("tcp", f.serve)
+		if err != nil {
+			return fmt.Errorf("--serve %s: %w", f.serve, err)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// checkWritable checks that path can be created or replaced (directly, or
+// through a temporary file renamed over it) without creating or changing
+// anything: its directory exists and takes a new file, and path, if it
+// exists, is a file open for writing.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return errors.New("is a directory")
+		}
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return pathCause(err)
+		}
+		w.Close()
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, pathCause(err))
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	probe, err := os.CreateTemp(dir, ".segdiff-write-check-")
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, pathCause(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// pathCause is a path error's cause alone (the caller names the path).
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded.Config, serving *atomic.Bool, stdout, stderr io.Writer) error {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/internal/suggest"
 	"github.com/segdiff/segdiff/sweep"
 )
 
@@ -30,6 +31,9 @@ const sweepUsage = `usage:
   segdiff sweep compare [--tolerance T] [--alpha A] [--cold] BASE NEW   per-configuration deltas; exit 1 on a regression
 `
 
+// sweepVerbs are sweep's subcommands; anything else is a grid file.
+var sweepVerbs = []string{"plan", "cell", "merge", "compare"}
+
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -43,28 +47,40 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return sweepCompare(ctx, args[1:], stdout, stderr)
 		}
 	}
-	fs := newSweepFlags("sweep", stderr)
+	fs := newFlagSet("sweep")
 	jobs := fs.Int("jobs", 1, "cells run at once (each cell is one single-threaded simulation process)")
 	budget := fs.String("memory-budget", "", "memory the running cells may take together, e.g. 20GiB (default: the machine's available memory; 0: no limit)")
 	cellLimit := fs.String("cell-memory-limit", "", cellLimitUsage)
 	out := fs.String("out", "", "output directory: one folder per cell, sweep.md, sweep.json and the plots (required)")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := parseCommand(stderr, "sweep", sweepUsage+"\nflags:\n", fs, args)
 	if !ok {
 		return code
 	}
-	if len(pos) != 1 || *out == "" || *jobs < 1 {
-		fmt.Fprint(stderr, sweepUsage)
-		return 2
+	if len(pos) == 0 {
+		return usageErrorf(stderr, "sweep", "no grid file given (segdiff sweep [flags] --out DIR GRID.yaml, or one of %s)", strings.Join(sweepVerbs, ", "))
+	}
+	if _, err := os.Stat(pos[0]); err != nil {
+		if _, ok := suggest.Nearest(pos[0], sweepVerbs); ok {
+			return unknownSubcommand(stderr, "sweep", pos[0], sweepVerbs)
+		}
+		return usageErrorf(stderr, "sweep", "%q is neither a subcommand (%s) nor a grid file: %v", pos[0], strings.Join(sweepVerbs, ", "), pathCause(err))
+	}
+	if len(pos) > 1 {
+		return usageErrorf(stderr, "sweep", "%d grid files given (%s); a sweep runs one grid", len(pos), strings.Join(pos, ", "))
+	}
+	if *out == "" {
+		return usageErrorf(stderr, "sweep", "--out DIR is required: the folder for the cells and the summary")
+	}
+	if *jobs < 1 {
+		return usageErrorf(stderr, "sweep", "--jobs %d: want 1 or more", *jobs)
 	}
 	limit, err := sweepBudget(*budget)
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
-		return 2
+		return usageError(stderr, "sweep", err)
 	}
 	perCell, err := cellMemoryLimit(*cellLimit)
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff sweep: %v\n", err)
-		return 2
+		return usageError(stderr, "sweep", err)
 	}
 	plan, code := loadPlan(pos[0], sweep.Memory{Budget: limit, CellLimit: perCell}, stderr)
 	if plan == nil {
@@ -92,29 +108,6 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-func newSweepFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("sweep "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage); fs.PrintDefaults() }
-	return fs
-}
-
-// parseInterspersed parses flags given before, between or after the
-// positional arguments (the flag package stops at the first positional).
-func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args); !ok {
-			return nil, code, false
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, 0, true
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 const cellLimitUsage = "GOMEMLIMIT for each cell, e.g. 8GiB: the cell's runtime collects harder rather than grow past it, and the sweep plans the cell at the limit plus a tenth (default: $GOMEMLIMIT when set; 0: none)"
 
 // cellMemoryLimit reads --cell-memory-limit, or GOMEMLIMIT (which the
@@ -135,12 +128,8 @@ func cellMemoryLimit(s string) (int64, error) {
 }
 
 func sweepBudget(s string) (int64, error) {
-	f := &simFlags{maxMemory: s}
-	limit, _, err := f.memoryLimit()
-	if err != nil {
-		return 0, fmt.Errorf("--memory-budget: %w", err)
-	}
-	return limit, nil
+	limit, _, err := memoryLimit(s, "--memory-budget")
+	return limit, err
 }
 
 // loadPlan reads and checks a grid; on a bad grid it reports every problem
@@ -200,14 +189,13 @@ type planEntry struct {
 }
 
 func sweepPlan(args []string, stdout, stderr io.Writer) int {
-	fs := newSweepFlags("plan", stderr)
-	pos, code, ok := parseInterspersed(fs, args)
+	fs := newFlagSet("sweep plan")
+	pos, code, ok := parseCommand(stderr, "sweep plan", sweepUsage+"\nflags:\n", fs, args)
 	if !ok {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, sweepUsage)
-		return 2
+		return usageErrorf(stderr, "sweep plan", "want one grid file, got %d%s", len(pos), listed(pos))
 	}
 	// No memory budget here: the plan runs on other machines.
 	plan, code := loadPlan(pos[0], sweep.Memory{}, stderr)
@@ -230,37 +218,36 @@ func sweepPlan(args []string, stdout, stderr io.Writer) int {
 }
 
 func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSweepFlags("cell", stderr)
+	fs := newFlagSet("sweep cell")
 	index := fs.Int("index", -1, "the cell's plan index (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)")
 	out := fs.String("out", "", "output directory (required); the cell's folder goes under DIR/cells/")
 	budget := fs.String("memory-budget", "", "refuse the cell if its estimate exceeds this (default: the machine's available memory; 0: no check)")
 	cellLimit := fs.String("cell-memory-limit", "", cellLimitUsage)
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := parseCommand(stderr, "sweep cell", sweepUsage+"\nflags:\n", fs, args)
 	if !ok {
 		return code
 	}
-	if len(pos) != 1 || *out == "" {
-		fmt.Fprint(stderr, sweepUsage)
-		return 2
+	switch {
+	case len(pos) != 1:
+		return usageErrorf(stderr, "sweep cell", "want one grid file, got %d%s", len(pos), listed(pos))
+	case *out == "":
+		return usageErrorf(stderr, "sweep cell", "--out DIR is required: the cell's folder goes under DIR/cells/")
 	}
 	if *index < 0 {
 		env := os.Getenv("JOB_COMPLETION_INDEX")
 		i, err := strconv.Atoi(env)
 		if err != nil || i < 0 {
-			fmt.Fprintf(stderr, "segdiff sweep cell: no --index and no JOB_COMPLETION_INDEX (got %q)\n", env)
-			return 2
+			return usageErrorf(stderr, "sweep cell", "no --index and no JOB_COMPLETION_INDEX (got %q)", env)
 		}
 		*index = i
 	}
 	limit, err := sweepBudget(*budget)
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
-		return 2
+		return usageError(stderr, "sweep cell", err)
 	}
 	perCell, err := cellMemoryLimit(*cellLimit)
 	if err != nil {
-		fmt.Fprintf(stderr, "segdiff sweep cell: %v\n", err)
-		return 2
+		return usageError(stderr, "sweep cell", err)
 	}
 	// The budget is checked for the one cell this machine runs, not the
 	// whole grid: other cells run elsewhere.
@@ -269,8 +256,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return code
 	}
 	if *index >= len(plan.Cells) {
-		fmt.Fprintf(stderr, "segdiff sweep cell: index %d, the plan has cells 0..%d\n", *index, len(plan.Cells)-1)
-		return 2
+		return usageErrorf(stderr, "sweep cell", "--index %d: the plan has cells 0..%d", *index, len(plan.Cells)-1)
 	}
 	if c := plan.Cells[*index]; limit > 0 && c.Memory > limit {
 		fmt.Fprintf(stderr, "segdiff sweep cell: cell %s needs an estimated %s (%s), more than the %s available\n", c, embedded.FormatBytes(c.Memory), c.MemoryHow, embedded.FormatBytes(limit))
@@ -292,16 +278,23 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSweepFlags("merge", stderr)
+	fs := newFlagSet("sweep merge")
 	out := fs.String("out", "", "directory to merge into and summarise (required)")
 	grid := fs.String("grid", "", "summarise as this grid: take only its cells, matched by configuration hash, whichever grid ran them")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := parseCommand(stderr, "sweep merge", sweepUsage+"\nflags:\n", fs, args)
 	if !ok {
 		return code
 	}
-	if len(pos) == 0 || *out == "" {
-		fmt.Fprint(stderr, sweepUsage)
-		return 2
+	switch {
+	case len(pos) == 0:
+		return usageErrorf(stderr, "sweep merge", "no folder to merge given (segdiff sweep merge --out DIR IN...)")
+	case *out == "":
+		return usageErrorf(stderr, "sweep merge", "--out DIR is required: the folder to merge into")
+	}
+	for _, in := range pos {
+		if err := isDirArg(in); err != nil {
+			return usageErrorf(stderr, "sweep merge", "input %s: %v", in, err)
+		}
 	}
 	var plan *sweep.Plan
 	if *grid != "" {
@@ -323,9 +316,9 @@ func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSweepFlags("compare", stderr)
+	fs := newFlagSet("sweep compare")
 	opts := sweep.DefaultCompareOptions()
-	fs.Func("tolerance", "how much worse a metric may get: 10% for all, or per metric p50=5%,p99=10%,copies=10%,within=5% (within in share points); a metric left out of a per-metric list is not gated (default 10% each)", func(s string) error {
+	fs.Func("tolerance", "how much worse a metric may get, a percentage with its sign: 10% for all, or per metric p50=5%,p99=10%,copies=10%,within=5% (within in share points); a metric left out of a per-metric list is not gated (default 10% each)", func(s string) error {
 		t, err := parseTolerance(s)
 		opts.Tolerance = t
 		return err
@@ -333,13 +326,25 @@ func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the one-sided Mann–Whitney test over seeds")
 	cold := fs.Bool("cold", false, "gate the cold (first) slot too, not only the warm ones")
 	jsonOut := fs.String("json", "", "also write the comparison as JSON to this file")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := parseCommand(stderr, "sweep compare", sweepUsage+"\nflags:\n", fs, args)
 	if !ok {
 		return code
 	}
-	if len(pos) != 2 || opts.Alpha <= 0 || opts.Alpha >= 1 {
-		fmt.Fprint(stderr, sweepUsage)
-		return 2
+	switch {
+	case len(pos) != 2:
+		return usageErrorf(stderr, "sweep compare", "want two result folders, BASE and NEW; got %d%s", len(pos), listed(pos))
+	case !(opts.Alpha > 0 && opts.Alpha < 1):
+		return usageErrorf(stderr, "sweep compare", "--alpha %g: want a significance level between 0 and 1, e.g. 0.05", opts.Alpha)
+	}
+	for i, dir := range pos {
+		if err := isDirArg(dir); err != nil {
+			return usageErrorf(stderr, "sweep compare", "%s %s: %v", [2]string{"BASE", "NEW"}[i], dir, err)
+		}
+	}
+	if *jsonOut != "" {
+		if err := checkWritable(*jsonOut); err != nil {
+			return usageErrorf(stderr, "sweep compare", "--json %s: %v", *jsonOut, err)
+		}
 	}
 	if *cold {
 		opts.Phases = append(opts.Phases, "cold")
@@ -370,27 +375,39 @@ func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-// parseTolerance reads "10%", "0.1" or "p50=5%,copies=0.2".
+// parseTolerance reads a tolerance, always a percentage with its sign:
+// "10%" for every metric, or per metric "p50=5%,copies=10%" (within in
+// share points). A bare number is refused, as either reading of it would
+// surprise someone: 10 as a fraction is 1000 %, 0.1 as a percentage is
+// 0.1 %.
 func parseTolerance(s string) (map[sweep.Metric]float64, error) {
-	frac := func(v string) (float64, error) {
+	names := make([]string, len(sweep.Metrics))
+	for i, m := range sweep.Metrics {
+		names[i] = string(m)
+	}
+	percent := func(m sweep.Metric, v string) (float64, error) {
 		v = strings.TrimSpace(v)
-		div := 1.0
-		if strings.HasSuffix(v, "%") {
-			v, div = strings.TrimSuffix(v, "%"), 100
+		num, hasSign := strings.CutSuffix(v, "%")
+		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		switch {
+		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			return 0, fmt.Errorf("%q is not a percentage (e.g. 10%%)", v)
+		case !hasSign:
+			return 0, fmt.Errorf("%q: give a percentage with its sign, e.g. %s%%, so that 0.1 and 10 cannot be confused", v, v)
+		case f < 0:
+			return 0, fmt.Errorf("%q: want 0%% or more", v)
+		case m == sweep.MetricWithin && f > 100:
+			return 0, fmt.Errorf("within=%s: a share cannot fall by more than 100 points", v)
 		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return 0, fmt.Errorf("%q is not a tolerance (10%% or 0.1)", v)
-		}
-		return f / div, nil
+		return f / 100, nil
 	}
 	out := map[sweep.Metric]float64{}
 	if !strings.Contains(s, "=") {
-		f, err := frac(s)
-		if err != nil {
-			return nil, err
-		}
 		for _, m := range sweep.Metrics {
+			f, err := percent(m, s)
+			if err != nil {
+				return nil, err
+			}
 			out[m] = f
 		}
 		return out, nil
@@ -399,9 +416,12 @@ func parseTolerance(s string) (map[sweep.Metric]float64, error) {
 		k, v, _ := strings.Cut(part, "=")
 		m := sweep.Metric(strings.TrimSpace(k))
 		if !slices.Contains(sweep.Metrics, m) {
-			return nil, fmt.Errorf("unknown metric %q (want p50, p99, within, copies)", k)
+			return nil, fmt.Errorf("unknown metric %q (want %s)%s", k, strings.Join(names, ", "), suggest.DidYouMean(string(m), names, ""))
 		}
-		f, err := frac(v)
+		if _, dup := out[m]; dup {
+			return nil, fmt.Errorf("%s given twice", m)
+		}
+		f, err := percent(m, v)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,16 +130,42 @@ func TestSweepPlanMatrix(t *testing.T) {
 }
 
 func TestParseTolerance(t *testing.T) {
-	all, err := parseTolerance("5%")
-	if err != nil || all[sweep.MetricP99] != 0.05 || len(all) != 4 {
-		t.Errorf("5%% = %v, %v", all, err)
+	tests := []struct {
+		in      string
+		want    map[sweep.Metric]float64
+		wantErr string
+	}{
+		{in: "5%", want: map[sweep.Metric]float64{sweep.MetricP50: 0.05, sweep.MetricP99: 0.05, sweep.MetricWithin: 0.05, sweep.MetricCopies: 0.05}},
+		{in: "150%", wantErr: "within=150%: a share cannot fall by more than 100 points"},
+		{in: "p50=20%,within=10%", want: map[sweep.Metric]float64{sweep.MetricP50: 0.2, sweep.MetricWithin: 0.1}},
+		{in: "p99=150%", want: map[sweep.Metric]float64{sweep.MetricP99: 1.5}},
+		// A bare number would be 1000 % as a fraction, or 0.1 % as a percentage.
+		{in: "10", wantErr: `"10": give a percentage with its sign, e.g. 10%`},
+		{in: "0.1", wantErr: `"0.1": give a percentage with its sign`},
+		{in: "p50=0.2", wantErr: `"0.2": give a percentage with its sign`},
+		{in: "-5%", wantErr: "want 0% or more"},
+		{in: "ten%", wantErr: "is not a percentage"},
+		{in: "p42=1%", wantErr: `unknown metric "p42"`},
+		{in: "p50=1%,p50=2%", wantErr: "p50 given twice"},
 	}
-	some, err := parseTolerance("p50=0.2,within=10%")
-	if err != nil || some[sweep.MetricP50] != 0.2 || some[sweep.MetricWithin] != 0.1 || len(some) != 2 {
-		t.Errorf("per metric = %v, %v", some, err)
-	}
-	if _, err := parseTolerance("p42=1%"); err == nil {
-		t.Error("unknown metric accepted")
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseTolerance(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("parseTolerance(%q) = %v, %v; want an error containing %q", tt.in, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(got) != len(tt.want) {
+				t.Fatalf("parseTolerance(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+			for m, v := range tt.want {
+				if math.Abs(got[m]-v) > 1e-12 {
+					t.Errorf("%s = %v, want %v", m, got[m], v)
+				}
+			}
+		})
 	}
 }
 
