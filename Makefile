@@ -39,16 +39,16 @@ race: ## the unit tests under the race detector (embedded simulations: see race-
 	$(GO) test -race -count=1 -skip '_synctest$$' ./...
 
 race-sim: ## the embedded devnet's synctest simulations under the race detector (slow, see Makefile)
-	$(GO) test -race -count=1 -run '_synctest$$' ./embedded/
+	$(GO) test -race -count=1 -run '_synctest$$' ./internal/devnet/embedded/
 
 e2e: ## the Gherkin suite against the embedded devnet (TAGS='...' filters; see README for times)
-	GO=$(GO) TAGS='$(TAGS)' scripts/e2e
+	GO=$(GO) TAGS='$(TAGS)' .ci/e2e
 
 e2e-slow: ## the @slow scenarios (500-node embedded networks)
-	GO=$(GO) TAGS='@slow' TIMEOUT=120m scripts/e2e
+	GO=$(GO) TAGS='@slow' TIMEOUT=120m .ci/e2e
 
 check-interrupt: ## Ctrl-C during make e2e leaves no simulation and no temporary files behind
-	scripts/check-interrupt
+	.ci/check-interrupt
 
 bench: ## benchmarks: wire format, metrics parsing, embedded devnet
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -67,7 +67,7 @@ lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck, black on .star
 	$(GO) run $(STATICCHECK) ./...
 	@bash .ci/install-tools --check
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
-	shellcheck .ci/run scripts/* $$(git ls-files -co --exclude-standard '*.sh')
+	shellcheck .ci/* $$(git ls-files -co --exclude-standard '*.sh')
 	black --quiet --include '\.star$$' --check kurtosis/
 
 sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented')

@@ -260,7 +260,7 @@ wait:
 			signalGroup(cmd.Process, s)
 		case <-timeout.C:
 			signalGroup(cmd.Process, syscall.SIGKILL)
-			err = <-done
+			<-done
 			t.Fatalf("the child suite ran over %v and was killed:\n%s", childSuiteTimeout, buf.String())
 		}
 	}

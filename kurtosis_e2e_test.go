@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/devnet/kurtosis"
-	"github.com/segdiff/segdiff/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis/kurtosistest"
 )
 
 // The README's command for real clients, `DEVNET=kurtosis make e2e`, run as
-// it is (make, scripts/e2e's build and test selection, the suite binary)
+// it is (make, .ci/e2e's build and test selection, the suite binary)
 // against a fake enclave of healthy nodes, must pass: the @kurtosis
 // scenarios run and pass, and the broken-network check, which only the
 // embedded devnet can run, says so instead of failing the run.

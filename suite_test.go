@@ -14,9 +14,9 @@ import (
 	"github.com/cucumber/godog/colors"
 
 	// Backends register themselves with devnet.Register.
-	_ "github.com/segdiff/segdiff/devnet/kurtosis"
-	_ "github.com/segdiff/segdiff/embedded"
-	"github.com/segdiff/segdiff/report"
+	_ "github.com/segdiff/segdiff/internal/devnet/embedded"
+	_ "github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/report"
 	"github.com/segdiff/segdiff/steps"
 )
 
@@ -50,19 +50,10 @@ func init() {
 			os.Exit(2)
 		}
 	}
-	opts.Tags = defaultTags(suite.Config().Backend)
+	opts.Tags = steps.DefaultTags(suite.Config().Backend)
 	// The standard flag set (not pflag) so that both -godog.tags and
 	// --godog.tags work, as go test passes either through.
 	godog.BindFlags("godog.", flag.CommandLine, &opts)
-}
-
-// defaultTags is the tag filter of a run on backend when none is given.
-func defaultTags(backend string) string { return "@" + backend + " && ~@slow && ~@broken" }
-
-// optedIn reports whether the tag filter tags selects the opt-in tag (@slow,
-// @broken) rather than excluding it.
-func optedIn(tags, tag string) bool {
-	return strings.Contains(tags, tag) && !strings.Contains(tags, "~"+tag)
 }
 
 func newSuite() *steps.Suite {
@@ -167,10 +158,10 @@ func TestFeatures(t *testing.T) {
 		t.Log("segdiff: -godog.strict=false ignored: undefined and pending steps always fail")
 		o.Strict = true
 	}
-	if optedIn(o.Tags, "@broken") {
+	if steps.OptedIn(o.Tags, steps.TagBroken) {
 		suite.SetBroken(true)
 	}
-	if optedIn(o.Tags, "@slow") {
+	if steps.OptedIn(o.Tags, steps.TagSlow) {
 		suite.SetSlow(true)
 		// Two 500-node simulations at once would need twice the memory;
 		// open them one after the other unless told otherwise.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // The glamsterdam health checks judge a chain epoch by epoch from what the

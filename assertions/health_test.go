@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // healthyEpochs are epochs 2..5 of 4 slots: every slot a block from an

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/segdiff/segdiff/stats"
+	"github.com/segdiff/segdiff/internal/stats"
 )
 
 // PayloadSizes returns, for every slot, the raw (SSZ) size of the payload

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // PTCTimely checks that in every slot more than half of the payload-timeliness

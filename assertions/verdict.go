@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segdiff/segdiff/stats"
+	"github.com/segdiff/segdiff/internal/stats"
 )
 
 // Unit says how a verdict's values print.

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/eip8411"
-	"github.com/segdiff/segdiff/mode"
 )
 
 // The zero Options.Order is documented as compress-then-cut: every segment

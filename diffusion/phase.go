@@ -18,8 +18,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/eip8411"
-	"github.com/segdiff/segdiff/mode"
 )
 
 func init() {

@@ -11,8 +11,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/eip8411"
-	"github.com/segdiff/segdiff/mode"
 )
 
 // Payload is one slot's execution payload as its builder reveals it.

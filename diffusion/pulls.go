@@ -9,7 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 
-	"github.com/segdiff/segdiff/mode"
+	"github.com/segdiff/segdiff/diffusion/mode"
 )
 
 func init() {

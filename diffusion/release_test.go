@@ -3,7 +3,7 @@ package diffusion
 import (
 	"testing"
 
-	"github.com/segdiff/segdiff/mode"
+	"github.com/segdiff/segdiff/diffusion/mode"
 )
 
 // A node that completes a payload drops its reassembly state (the parts'

@@ -13,8 +13,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/eip8411"
-	"github.com/segdiff/segdiff/mode"
 )
 
 // Each adversarial role and fault in isolation, at the seams where the

@@ -11,8 +11,8 @@ import (
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/eip8411"
-	"github.com/segdiff/segdiff/mode"
 )
 
 func init() { Register(mode.Whole, newWhole) }

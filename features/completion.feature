@@ -9,7 +9,7 @@ Feature: Payload completion from the builder's reveal
   The embedded devnet's Examples are regression budgets for its reference
   network (ci preset: 32 nodes, degree 20, home links), set from the sweep
   sweeps/ci-budgets.yaml: one run of each of seeds 7-16 per mode (Intel Xeon,
-  2 cores; see embedded/README.md). Each budget is the worst seed's figure
+  2 cores; see internal/devnet/embedded/README.md). Each budget is the worst seed's figure
   plus about 20 % for the same seed's run-to-run spread (5-16 % measured),
   so that SEGDIFF_SEED can name any of those seeds. Measured, worst seed:
   segmented median 1.57 s, 90th percentile 1.75 s, slowest node 1.79 s;

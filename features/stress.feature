@@ -11,7 +11,7 @@ Feature: Diffusion under the design's stress list
 
   Budgets come from the seed spread and the same-seed spread together.
   Seed spread: sweeps/stress-ci.yaml (segmented-batch, tier2, tier3, seeds
-  7-9; the table is in embedded/README.md) and the same tier2 rows on seeds
+  7-9; the table is in internal/devnet/embedded/README.md) and the same tier2 rows on seeds
   7-16, one run per seed, honest receivers only. Same-seed spread: these
   rows in 14 complete make e2e runs on 2026-12-01 (seed 7, the devnet the
   suite opens). Each budget is the worst of both plus about 20 %. With 16

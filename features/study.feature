@@ -8,7 +8,7 @@ Feature: The 500-node home-link study
   (segmented), 25 (segmented-batch) and 60 (whole) minutes on one core.
 
   Measured on this network with stock go-libp2p-pubsub, seed 7 (see
-  embedded/README.md): sequentially published segments median 1.8-2.4 s per
+  internal/devnet/embedded/README.md): sequentially published segments median 1.8-2.4 s per
   warm slot, slowest node 2.4 s, 6.1 copies per node; batch-published
   segments 1.0-1.3 s; whole payloads 5.2-7.1 s. The budgets below are that
   network's. The published 3x speed-up compares batch-published segments

@@ -11,7 +11,7 @@ package metrics
 import (
 	"slices"
 
-	"github.com/segdiff/segdiff/mode"
+	"github.com/segdiff/segdiff/diffusion/mode"
 )
 
 // Metric names of the contract (namespace "payload_diffusion_").

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 // check is one budgeted measurement over a single devnet's warm slots.

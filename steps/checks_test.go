@@ -3,7 +3,7 @@ package steps_test
 import (
 	"testing"
 
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 // Each budget is recorded with the devnet it was checked on and the

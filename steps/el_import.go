@@ -9,8 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/elimport"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/elimport"
 )
 
 // elImported checks that every node's EL holds the block each warm slot's

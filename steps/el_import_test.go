@@ -8,8 +8,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/segdiff/segdiff/beacon/beacontest"
-	"github.com/segdiff/segdiff/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/beacon/beacontest"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
 	"github.com/segdiff/segdiff/steps"
 )
 

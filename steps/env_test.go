@@ -226,7 +226,7 @@ func TestEnvVarsListEveryVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	word := regexp.MustCompile(`\bSEGDIFF_[A-Z0-9_]*[A-Z0-9]\b`)
-	others, _ := filepath.Glob("../scripts/*")
+	others, _ := filepath.Glob("../.ci/*")
 	workflows, _ := filepath.Glob("../.github/workflows/*.yml")
 	for _, path := range append(append(others, workflows...), "../Makefile", "../.ci/run") {
 		b, err := os.ReadFile(path)

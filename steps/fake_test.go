@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/metrics/metricstest"
-	"github.com/segdiff/segdiff/mode"
 )
 
 // fakeBackend is registered for these tests only. Preset "fake-missing":

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/beacon"
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/beacon"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 // Steps of health.feature (is the glamsterdam chain healthy: finality,

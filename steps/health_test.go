@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/beacon/beacontest"
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/beacon/beacontest"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 // TestHealthFeatureFails runs health.feature against the kurtosis backend

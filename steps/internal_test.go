@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 func TestParseBudget(t *testing.T) {

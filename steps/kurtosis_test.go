@@ -7,11 +7,11 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/segdiff/segdiff/beacon/beacontest"
-	"github.com/segdiff/segdiff/devnet/kurtosis"
-	"github.com/segdiff/segdiff/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/internal/beacon/beacontest"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/internal/report"
 	"github.com/segdiff/segdiff/metrics/metricstest"
-	"github.com/segdiff/segdiff/report"
 	"github.com/segdiff/segdiff/steps"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 // TestSmallPayloadsFailEveryKurtosisScenario runs the @kurtosis scenarios

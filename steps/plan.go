@@ -12,7 +12,7 @@ import (
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v34"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // Plan is what a run of the suite with some godog options would execute.
@@ -106,6 +106,18 @@ func keywordOf(t messages.PickleStepType) string {
 		return "Then"
 	}
 	return ""
+}
+
+// DefaultTags is the tag filter of a run on backend when none is given:
+// the backend's scenarios without the opt-in @slow and @broken ones.
+func DefaultTags(backend string) string {
+	return "@" + backend + " && ~" + TagSlow + " && ~" + TagBroken
+}
+
+// OptedIn reports whether the tag filter tags selects the opt-in tag (@slow,
+// @broken) rather than excluding it.
+func OptedIn(tags, tag string) bool {
+	return strings.Contains(tags, tag) && !strings.Contains(tags, "~"+tag)
 }
 
 // TagAtoms splits a godog tag filter the way godog reads it ("," is or,

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/report"
 	"github.com/segdiff/segdiff/steps"
 )
 

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/scrape"
 	"github.com/segdiff/segdiff/metrics"
-	"github.com/segdiff/segdiff/scrape"
 )
 
 // Reader reads every node's metrics-contract series at one moment.

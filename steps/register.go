@@ -9,8 +9,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/mode"
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // modes matches one diffusion mode name (package mode's list).

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/report"
 )
 
 type scenarioKey struct{}

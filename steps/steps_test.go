@@ -13,7 +13,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/segdiff/segdiff/report"
+	"github.com/segdiff/segdiff/internal/report"
 	"github.com/segdiff/segdiff/steps"
 )
 

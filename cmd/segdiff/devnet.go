@@ -12,9 +12,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/segdiff/segdiff/clientpatch"
-	"github.com/segdiff/segdiff/devnet/kurtosis"
-	"github.com/segdiff/segdiff/params"
+	"github.com/segdiff/segdiff/internal/clientpatch"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/params"
 )
 
 func init() {
@@ -28,7 +28,7 @@ const devnetUsage = `usage:
   segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--clients FILE] [--endpoints-dir DIR] [--privileged] [--fresh]
   segdiff devnet down   [--enclave NAME] [--endpoints-dir DIR]
   segdiff devnet status [--enclave NAME] [--endpoints-dir DIR] [--json]
-Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see devnet/kurtosis/README.md.`
+Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see internal/devnet/kurtosis/README.md.`
 
 // runDevnet implements `segdiff devnet up|down|status`. Exit 0 on success,
 // 1 on failure, 2 on usage errors.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/devnet/kurtosis"
-	"github.com/segdiff/segdiff/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis/kurtosistest"
 )
 
 var (

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/segdiff/segdiff/load"
+	"github.com/segdiff/segdiff/internal/load"
 )
 
 func init() {

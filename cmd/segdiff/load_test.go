@@ -19,8 +19,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
-	"github.com/segdiff/segdiff/load"
-	"github.com/segdiff/segdiff/load/loadtest"
+	"github.com/segdiff/segdiff/internal/load"
+	"github.com/segdiff/segdiff/internal/load/loadtest"
 )
 
 // TestLoadFillsSimulatedBlocks is the acceptance run:

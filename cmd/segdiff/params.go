@@ -7,8 +7,8 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/segdiff/segdiff/clientpatch"
-	"github.com/segdiff/segdiff/params"
+	"github.com/segdiff/segdiff/internal/clientpatch"
+	"github.com/segdiff/segdiff/internal/params"
 )
 
 func init() {

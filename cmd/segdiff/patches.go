@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segdiff/segdiff/clientpatch"
+	"github.com/segdiff/segdiff/internal/clientpatch"
 	"github.com/segdiff/segdiff/internal/suggest"
 )
 

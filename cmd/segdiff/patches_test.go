@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/segdiff/segdiff/internal/repo"
 )
 
 // runCLI runs `segdiff patches args...` from the repository root.
@@ -45,7 +47,7 @@ func TestPatchesCheck_Repository(t *testing.T) {
 func corruptCopy(t *testing.T) (manifest, patch string) {
 	t.Helper()
 	dir := t.TempDir()
-	src := filepath.Join("..", "..", "clientpatch", "testdata", "good")
+	src := repo.Path(t, "internal", "clientpatch", "testdata", "good")
 	for _, name := range []string{"clients.yaml", "Dockerfile", "p/0001-metrics.patch", "p/0002-blocks.patch"} {
 		data, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {

@@ -23,10 +23,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/devnet"
 	"github.com/segdiff/segdiff/diffusion"
-	"github.com/segdiff/segdiff/embedded"
-	"github.com/segdiff/segdiff/mode"
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
 func init() {
@@ -162,7 +162,7 @@ func parseSimFlags(args []string, help io.Writer) (*simFlags, error) {
 	fs.StringVar(&f.endpoints, "endpoints", "", "write the endpoints descriptor (nodes, metrics URLs, timing, PTC votes) as JSON to this file")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to this file at the last payload's deadline")
-	fs.IntVar(&f.procs, "procs", 1, "OS threads running Go code (GOMAXPROCS) for the simulation; 0 keeps the runtime's choice. One is fastest: the bubble's goroutines wake each other packet by packet, and a second thread spends its time in wake-ups (see embedded/README.md)")
+	fs.IntVar(&f.procs, "procs", 1, "OS threads running Go code (GOMAXPROCS) for the simulation; 0 keeps the runtime's choice. One is fastest: the bubble's goroutines wake each other packet by packet, and a second thread spends its time in wake-ups (see internal/devnet/embedded/README.md)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 12GiB; default: the machine's available memory; 0 disables the check)")
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {

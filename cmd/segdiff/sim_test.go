@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/devnet"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 func TestSimFlagsConfigs(t *testing.T) {

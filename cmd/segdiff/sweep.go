@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segdiff/segdiff/devnet"
-	"github.com/segdiff/segdiff/embedded"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/suggest"
-	"github.com/segdiff/segdiff/sweep"
+	"github.com/segdiff/segdiff/internal/sweep"
 )
 
 func init() {

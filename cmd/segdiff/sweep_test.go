@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/segdiff/segdiff/mode"
-	"github.com/segdiff/segdiff/sweep"
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/sweep"
 )
 
 // repoFile is a path from the repository root (tests run in cmd/segdiff).
@@ -172,7 +172,7 @@ func TestParseTolerance(t *testing.T) {
 // The Kubernetes example is an Indexed Job that runs every cell of the
 // grid it names, with the memory a cell needs.
 func TestKubernetesSweepJob(t *testing.T) {
-	b, err := os.ReadFile(repoFile("deploy/kubernetes/sweep-job.yaml"))
+	b, err := os.ReadFile(repoFile("sweeps/kubernetes/sweep-job.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,65 @@
+package beacon
+
+import (
+	"context"
+	"fmt"
+
+	eth2client "github.com/attestantio/go-eth2-client"
+	eth2http "github.com/attestantio/go-eth2-client/http"
+	"github.com/rs/zerolog"
+
+	"github.com/segdiff/segdiff/internal/devnet"
+)
+
+// Node is what the readers need from a beacon node: genesis, spec, blocks,
+// block roots, finality checkpoints and attestation rewards. go-eth2-client's
+// HTTP service (and its mock.Service) implements it.
+type Node interface {
+	eth2client.GenesisProvider
+	HealthNode
+}
+
+// Client reads timing and PTC votes from one beacon node. It is safe for
+// concurrent use; go-eth2-client caches genesis and spec.
+type Client struct {
+	node Node
+}
+
+// New connects to the beacon node at WithAddress. ctx bounds the lifetime of
+// the underlying service's background refresh: cancel it when done with the
+// Client. New fails if the node does not answer /eth/v1/node/syncing.
+func New(ctx context.Context, params ...Parameter) (*Client, error) {
+	p, err := parseAndCheckParameters(params...)
+	if err != nil {
+		return nil, fmt.Errorf("new beacon client: %w", err)
+	}
+	svc, err := eth2http.New(ctx,
+		eth2http.WithAddress(p.address),
+		eth2http.WithTimeout(p.timeout),
+		eth2http.WithLogLevel(zerolog.WarnLevel),
+		// Gloas payload attestations are read from JSON; the per-preset
+		// bitvector width survives JSON decoding unchanged.
+		eth2http.WithEnforceJSON(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect to beacon node %s: %w", p.address, err)
+	}
+	node, ok := svc.(Node)
+	if !ok {
+		return nil, fmt.Errorf("connect to beacon node %s: service %T lacks block/spec/finality/rewards providers", p.address, svc)
+	}
+	return &Client{node: node}, nil
+}
+
+// NewFromNode wraps an existing provider, e.g. a go-eth2-client mock.
+func NewFromNode(node Node) *Client { return &Client{node: node} }
+
+// Timing returns the node's slot clock; see ReadTiming.
+func (c *Client) Timing(ctx context.Context) (devnet.Timing, error) {
+	return ReadTiming(ctx, c.node, c.node)
+}
+
+// PTC returns the payload_present votes on slot's payload; see ReadPTC.
+func (c *Client) PTC(ctx context.Context, slot uint64) (devnet.PTCVotes, error) {
+	return ReadPTC(ctx, c.node, slot)
+}

@@ -1,0 +1,464 @@
+package embedded
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/segdiff/segdiff/diffusion"
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/node"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/seeds"
+)
+
+// Config describes one simulated network and the payloads it carries. The
+// zero value is not valid; start from DefaultConfig or a Preset and override.
+// A Config is plain data: the same Config (including Seed) builds the same
+// topology, link classes, latency placement and PTC draws.
+type Config struct {
+	// Nodes in the network, builder included.
+	Nodes int `json:"nodes"`
+	// Builder is the index of the node that reveals every payload.
+	Builder int `json:"builder"`
+	// Degree is the number of connections per node of the random regular
+	// graph: at most Nodes−1, with Nodes·Degree even, and above the mesh's
+	// Dhi so that non-mesh (gossip-only) peers exist.
+	Degree int `json:"degree"`
+	// MeshD is gossipsub's D; Dlo and Dhi follow Prysm's ratios (8 → 6/12).
+	MeshD int `json:"mesh_d"`
+	// GossipLazy (Dlazy) and GossipFactor set how many non-mesh peers get an
+	// IHAVE each heartbeat: max(GossipLazy, GossipFactor × non-mesh peers).
+	// Library defaults 6 and 0.25, which Prysm keeps; both 0 turns IHAVE,
+	// and with it IWANT pulls, off (a diagnostic, not a client setting).
+	GossipLazy   int     `json:"gossip_lazy"`
+	GossipFactor float64 `json:"gossip_factor"`
+	// Seed fixes the graph, link classes, latency placement, proposer
+	// rotation and PTC draws.
+	Seed int64 `json:"seed"`
+	// Mode is the payload diffusion mode.
+	Mode devnet.Mode `json:"mode"`
+	// Payloads is how many slots carry a payload, one slot apart; the first
+	// is the cold one and is reported separately from the warm ones.
+	Payloads int `json:"payloads"`
+	// PayloadSize is the raw (SSZ) body size in bytes.
+	PayloadSize int `json:"payload_size"`
+	// SegmentSize is the segment data size in bytes (segmented modes).
+	SegmentSize int `json:"segment_size"`
+	// SegmentOrder is how segment modes cut a payload: "compress-then-cut"
+	// (segdiff/1: snappy the whole body, cut every SegmentSize bytes) or
+	// "cut-then-compress" (the study's default arm: cut the raw body, snappy
+	// each segment alone; segdiff/2 shards). Whole payloads are compressed
+	// whole either way.
+	SegmentOrder string `json:"segment_order"`
+	// ParityShards is the erasure code's parity shards in coded modes
+	// (tier3); 0 means as many as data shards.
+	ParityShards int `json:"parity_shards,omitempty"`
+	// PushWidth is how many mesh peers get each new segment eagerly in the
+	// phase-forwarding modes (0: diffusion.DefaultPushWidth).
+	PushWidth int `json:"push_width,omitempty"`
+	// Pulls are the disciplined-pull rules of the modes that have them
+	// (zero fields: diffusion.DefaultPullRules).
+	Pulls diffusion.PullRules `json:"pulls,omitempty"`
+	// NodeClass is the link class of ordinary nodes.
+	NodeClass devnet.LinkClass `json:"node_class"`
+	// DatacenterShare is the share (0..1) of non-builder nodes on datacenter
+	// links: the first ⌊share·(Nodes−1)⌋ of them by index, as the prototype
+	// assigns them.
+	DatacenterShare float64 `json:"datacenter_share"`
+	// BuilderClass is the builder's link class.
+	BuilderClass devnet.LinkClass `json:"builder_class"`
+	// Withholders, Silent and Mute are the shares (0..0.5 each, at most 1
+	// together) of non-builder nodes holding those roles of the design's
+	// stress list (diffusion.Withholder announces and never answers; Silent
+	// also forwards nothing; Mute also announces nothing), placed by the
+	// seed. Verdicts and summaries cover the honest nodes.
+	Withholders float64 `json:"withholders,omitempty"`
+	Silent      float64 `json:"silent,omitempty"`
+	Mute        float64 `json:"mute,omitempty"`
+	// Omit is how many of each payload's parts (segments) the builder never
+	// sends, chosen by the seed per slot.
+	Omit int `json:"omit,omitempty"`
+	// LossData and LossRequests are the probabilities (0 ≤ p < 1) that one
+	// delivery of payload data, or one request, is dropped on arrival,
+	// before the node handles it.
+	LossData     float64 `json:"loss_data,omitempty"`
+	LossRequests float64 `json:"loss_requests,omitempty"`
+	// UplinkSpread spreads uplinks around their class's rate: each node's is
+	// drawn uniformly within ±spread (0..0.9), then all are scaled so that
+	// each class keeps its mean.
+	UplinkSpread float64 `json:"uplink_spread,omitempty"`
+	// CustomUpMbps and CustomDownMbps are the rates of the "custom" class.
+	CustomUpMbps   int `json:"custom_up_mbps,omitempty"`
+	CustomDownMbps int `json:"custom_down_mbps,omitempty"`
+	// Latency is "geo" (five regions, the prototype's matrix and jitter) or
+	// "uniform" (UniformLatency one way between every pair).
+	Latency        string        `json:"latency"`
+	UniformLatency time.Duration `json:"uniform_latency"`
+	// SlotDuration is the slot length (12 s).
+	SlotDuration time.Duration `json:"slot_duration"`
+	// InstallDelay is how long after a block arrives a node installs it.
+	InstallDelay time.Duration `json:"install_delay"`
+	// InstallTimeout bounds how long a payload message waits in the
+	// validator for its block; after it the message is ignored.
+	InstallTimeout time.Duration `json:"install_timeout"`
+	// RevealOffset is when in the slot the builder publishes the payload.
+	RevealOffset time.Duration `json:"reveal_offset"`
+	// PayloadDueBPS is the payload deadline in basis points of the slot.
+	PayloadDueBPS uint64 `json:"payload_due_bps"`
+	// PTCSize is the payload-timeliness committee size.
+	PTCSize int `json:"ptc_size"`
+	// ValidatorsPerNode is how many validators each non-builder node runs.
+	ValidatorsPerNode int `json:"validators_per_node"`
+	// Window is the completion budget the summary counts against (3 s).
+	Window time.Duration `json:"window"`
+	// MeshSettleTimeout bounds the wait for every mesh to reach [Dlo, Dhi];
+	// it must exceed gossipsub's PruneBackoff (1 min).
+	MeshSettleTimeout time.Duration `json:"mesh_settle_timeout"`
+	// InstallDelayOverrides maps a node index to its own install delay (tests use it
+	// to hold one node's block back).
+	InstallDelayOverrides map[int]time.Duration `json:"install_delay_overrides,omitempty"`
+	// HeapProfile, when set, names a file that receives a heap profile at
+	// the last payload's deadline, when the network holds the most state
+	// (diagnostics; not part of the result).
+	HeapProfile string `json:"-"`
+}
+
+// Preset names.
+const (
+	PresetCI       = "ci"
+	PresetStudy500 = "study-500"
+)
+
+// DefaultConfig is the "ci" preset: small enough that a whole and a
+// segmented network of the same seed both run in about a minute and a half
+// on two cores.
+func DefaultConfig() Config {
+	return Config{
+		Nodes:             32,
+		Degree:            20,
+		MeshD:             8,
+		GossipLazy:        6,
+		GossipFactor:      0.25,
+		Seed:              7,
+		Mode:              mode.Default,
+		Payloads:          4,
+		PayloadSize:       1 << 20,
+		SegmentSize:       32 << 10,
+		SegmentOrder:      OrderCompressThenCut,
+		NodeClass:         devnet.LinkHome,
+		BuilderClass:      devnet.LinkHome,
+		Latency:           "geo",
+		UniformLatency:    25 * time.Millisecond,
+		SlotDuration:      12 * time.Second,
+		InstallDelay:      200 * time.Millisecond,
+		InstallTimeout:    4 * time.Second,
+		RevealOffset:      3 * time.Second,
+		PayloadDueBPS:     5000,
+		PTCSize:           512,
+		ValidatorsPerNode: 32,
+		Window:            3 * time.Second,
+		MeshSettleTimeout: 3 * time.Minute,
+	}
+}
+
+// Preset returns the named configuration: "ci" (the default, also for "")
+// or "study-500" (the published study: 500 home-linked nodes, degree 70,
+// mesh 8, home builder, 1 MiB payload, geo latency, six payloads).
+func Preset(name string) (Config, error) {
+	c := DefaultConfig()
+	switch name {
+	case "", PresetCI:
+		return c, nil
+	case PresetStudy500:
+		c.Nodes = 500
+		c.Degree = 70
+		c.Payloads = 6
+		c.SegmentOrder = OrderCutThenCompress // the study's default arm
+		return c, nil
+	}
+	return Config{}, fmt.Errorf("unknown embedded preset %q (want %q or %q)", name, PresetCI, PresetStudy500)
+}
+
+// Segment orders (Config.SegmentOrder).
+const (
+	OrderCompressThenCut = "compress-then-cut"
+	OrderCutThenCompress = "cut-then-compress"
+)
+
+// order is SegmentOrder as eip8411 names it.
+func (c Config) order() eip8411.Order {
+	if c.SegmentOrder == OrderCutThenCompress {
+		return eip8411.OrderCutThenCompress
+	}
+	return eip8411.OrderCompressThenCut
+}
+
+// Bounds of a run, checked before anything starts.
+const (
+	// MaxNodes bounds Nodes: beyond it the latency matrix alone takes
+	// gigabytes, and the memory estimate refuses far sooner on any machine.
+	MaxNodes = 20000
+	// MinSegmentSize is the smallest segment size the simulation accepts.
+	MinSegmentSize = 64
+	// MinPayloadSize is the smallest raw payload body: its fixed part.
+	MinPayloadSize = 8
+)
+
+// FieldError is one invalid Config field, by its JSON key.
+type FieldError struct {
+	Key string
+	Err error
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ValidationError lists every invalid field of a Config.
+type ValidationError struct{ Fields []*FieldError }
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		msgs[i] = f.Error()
+	}
+	return "invalid embedded config: " + strings.Join(msgs, "; ")
+}
+
+// Unwrap gives errors.Is and errors.As every field's error.
+func (e *ValidationError) Unwrap() []error {
+	out := make([]error, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f
+	}
+	return out
+}
+
+// Validate reports every invalid field, each naming its key, as a
+// *ValidationError.
+func (c Config) Validate() error {
+	var fields []*FieldError
+	bad := func(key, format string, args ...any) {
+		fields = append(fields, &FieldError{Key: key, Err: fmt.Errorf(format, args...)})
+	}
+	switch {
+	case c.Nodes < 3:
+		bad("nodes", "%d, want 3..%d", c.Nodes, MaxNodes)
+	case c.Nodes > MaxNodes:
+		need, how := c.MemoryEstimate()
+		bad("nodes", "%d, want 3..%d (%d nodes would need an estimated %s: %s)", c.Nodes, MaxNodes, c.Nodes, FormatBytes(need), how)
+	}
+	if c.Builder < 0 || c.Builder >= c.Nodes {
+		bad("builder", "node %d, want 0..%d (nodes-1)", c.Builder, c.Nodes-1)
+	}
+	if c.MeshD < 2 {
+		bad("mesh_d", "%d, want at least 2", c.MeshD)
+	}
+	_, dhi := node.MeshBounds(c.MeshD)
+	switch {
+	case c.Degree <= dhi:
+		bad("degree", "%d must exceed the mesh's Dhi=%d (mesh_d %d), so that gossip-only peers exist", c.Degree, dhi, c.MeshD)
+	case c.Nodes >= 3 && c.Degree > c.Nodes-1:
+		bad("degree", "%d, but %d nodes allow at most %d connections per node", c.Degree, c.Nodes, c.Nodes-1)
+	case c.Nodes*c.Degree%2 == 1:
+		bad("degree", "%d nodes × degree %d is odd; a regular graph needs it even (use degree %d or %d)", c.Nodes, c.Degree, c.Degree-1, c.Degree+1)
+	}
+	if c.GossipLazy < 0 {
+		bad("gossip_lazy", "%d, want >= 0", c.GossipLazy)
+	}
+	if c.GossipFactor < 0 || c.GossipFactor > 1 {
+		bad("gossip_factor", "%v, want 0..1", c.GossipFactor)
+	}
+	if _, err := mode.Parse(string(c.Mode)); err != nil {
+		bad("mode", "%w", err)
+	} else if !diffusion.Registered(c.Mode) {
+		bad("mode", "%q has no diffusion policy in the embedded devnet (have %v)", c.Mode, diffusion.Modes())
+	}
+	if c.Payloads < 1 || c.Payloads > 1000 {
+		bad("payloads", "%d, want 1..1000", c.Payloads)
+	}
+	if c.PayloadSize < MinPayloadSize || c.PayloadSize > eip8411.MaxBodySize {
+		bad("payload_size", "%d, want %d..%d bytes", c.PayloadSize, MinPayloadSize, eip8411.MaxBodySize)
+	}
+	switch c.SegmentOrder {
+	case OrderCompressThenCut, OrderCutThenCompress:
+	default:
+		bad("segment_order", "%q, want %s or %s", c.SegmentOrder, OrderCompressThenCut, OrderCutThenCompress)
+	}
+	if c.ParityShards < 0 || c.ParityShards > eip8411.MaxCodedShards/2 {
+		bad("parity_shards", "%d, want 0..%d", c.ParityShards, eip8411.MaxCodedShards/2)
+	}
+	if c.PushWidth < 0 {
+		bad("push_width", "%d, want >= 0", c.PushWidth)
+	}
+	if c.Pulls.Window < 0 || c.Pulls.Ban < 0 || c.Pulls.Offers < 0 || c.Pulls.Items < 0 {
+		bad("pulls", "%+v, want no negative field", c.Pulls)
+	}
+	if c.SegmentSize < MinSegmentSize || c.SegmentSize > eip8411.MaxSegmentSize {
+		bad("segment_size", "%d, want %d..%d bytes", c.SegmentSize, MinSegmentSize, eip8411.MaxSegmentSize)
+	}
+	if c.DatacenterShare < 0 || c.DatacenterShare > 1 {
+		bad("datacenter_share", "%v, want 0..1", c.DatacenterShare)
+	}
+	for _, f := range []struct {
+		key   string
+		class devnet.LinkClass
+	}{{"node_class", c.NodeClass}, {"builder_class", c.BuilderClass}} {
+		if _, err := netmodel.ClassRates(f.class, c.custom()); err != nil {
+			bad(f.key, "%w", err)
+		}
+	}
+	for _, f := range []struct {
+		key   string
+		share float64
+	}{{"withholders", c.Withholders}, {"silent", c.Silent}, {"mute", c.Mute}} {
+		if f.share < 0 || f.share > 0.5 {
+			bad(f.key, "%v, want a share 0..0.5 of the non-builder nodes", f.share)
+		}
+	}
+	if sum := c.Withholders + c.Silent + c.Mute; sum > 1 {
+		bad("withholders", "withholders %v + silent %v + mute %v = %v, want at most 1", c.Withholders, c.Silent, c.Mute, sum)
+	}
+	if info, _ := mode.Lookup(c.Mode); c.Omit < 0 || (c.Omit > 0 && info.OneMessage) {
+		bad("omit", "%d, want >= 0 (and 0 in mode %s, whose payload is one message)", c.Omit, c.Mode)
+	}
+	for _, f := range []struct {
+		key string
+		p   float64
+	}{{"loss_data", c.LossData}, {"loss_requests", c.LossRequests}} {
+		if f.p < 0 || f.p >= 1 {
+			bad(f.key, "%v, want a probability 0 ≤ p < 1", f.p)
+		}
+	}
+	if c.UplinkSpread < 0 || c.UplinkSpread > 0.9 {
+		bad("uplink_spread", "%v, want 0..0.9", c.UplinkSpread)
+	}
+	if c.CustomUpMbps < 0 || c.CustomDownMbps < 0 {
+		bad("custom_up_mbps", "%d up / %d down, want >= 0", c.CustomUpMbps, c.CustomDownMbps)
+	}
+	switch c.Latency {
+	case netmodel.LatencyGeo:
+	case netmodel.LatencyUniform:
+		if c.UniformLatency <= 0 {
+			bad("uniform_latency", "%v, want > 0", c.UniformLatency)
+		}
+	default:
+		bad("latency", "%q, want %s or %s", c.Latency, netmodel.LatencyGeo, netmodel.LatencyUniform)
+	}
+	if c.SlotDuration <= 0 {
+		bad("slot_duration", "%v, want > 0", c.SlotDuration)
+	}
+	if c.RevealOffset < 0 || c.RevealOffset >= c.SlotDuration {
+		bad("reveal_offset", "%v, want within the slot (%v)", c.RevealOffset, c.SlotDuration)
+	}
+	if c.InstallDelay < 0 {
+		bad("install_delay", "%v, want >= 0", c.InstallDelay)
+	}
+	if c.InstallTimeout <= 0 {
+		bad("install_timeout", "%v, want > 0", c.InstallTimeout)
+	}
+	for i, d := range c.InstallDelayOverrides {
+		if i < 0 || i >= c.Nodes || d < 0 {
+			bad("install_delay_overrides", "node %d: %v, want a node 0..%d and a delay >= 0", i, d, c.Nodes-1)
+		}
+	}
+	if c.PayloadDueBPS == 0 || c.PayloadDueBPS > 10000 {
+		bad("payload_due_bps", "%d, want 1..10000", c.PayloadDueBPS)
+	}
+	if c.PTCSize < 1 {
+		bad("ptc_size", "%d, want > 0", c.PTCSize)
+	}
+	if c.ValidatorsPerNode < 1 {
+		bad("validators_per_node", "%d, want > 0", c.ValidatorsPerNode)
+	}
+	if c.Window <= 0 {
+		bad("window", "%v, want > 0", c.Window)
+	}
+	if c.MeshSettleTimeout <= 0 {
+		bad("mesh_settle_timeout", "%v, want > 0", c.MeshSettleTimeout)
+	}
+	if len(fields) == 0 && c.Omit > 0 {
+		// The part count follows from the payload, its order and code: cut
+		// the first payload (milliseconds) so an impossible omit is named
+		// before any network starts.
+		if parts, err := c.partsPerPayload(); err != nil {
+			bad("omit", "cannot count the payload's parts: %v", err)
+		} else if c.Omit >= parts {
+			bad("omit", "%d, but each payload has %d parts (%s): the builder must send at least one", c.Omit, parts, c.Mode)
+		}
+	}
+	if len(fields) > 0 {
+		return &ValidationError{Fields: fields}
+	}
+	return nil
+}
+
+func (c Config) custom() netmodel.CustomRates {
+	return netmodel.CustomRates{UpMbps: c.CustomUpMbps, DownMbps: c.CustomDownMbps}
+}
+
+// Memory model of a run, fitted to measured peaks (internal/devnet/embedded/README.md:
+// 32 nodes ≈1.0 GiB, 64 / 200 / 500 nodes at degree 63–70 ≈1.6 / 5.2 /
+// 11.9 GiB segmented, 10.6 GiB whole at 200): QUIC connection state and
+// buffers dominate, about 360 KiB per connection end, 1.6 times that when
+// whole payloads sit in pooled 1 MiB buffers at both ends of transfers.
+const (
+	memoryBase          = 512 << 20
+	memoryPerNode       = 2 << 20
+	memoryPerConnEnd    = 360 << 10
+	memoryPerConnEndBig = 576 << 10
+)
+
+// MemoryEstimate returns the peak memory a run of c is expected to take,
+// in bytes, and how it was reckoned.
+func (c Config) MemoryEstimate() (bytes int64, how string) {
+	perEnd := int64(memoryPerConnEnd)
+	if info, _ := mode.Lookup(c.Mode); info.OneMessage {
+		perEnd = memoryPerConnEndBig
+	}
+	ends := int64(c.Nodes) * int64(c.Degree)
+	lat := netmodel.LatencyMatrixBytes(c.Nodes)
+	bytes = memoryBase + int64(c.Nodes)*memoryPerNode + ends*perEnd + lat
+	how = fmt.Sprintf("%d nodes × degree %d = %d connection ends × ~%d KiB, + %d × %d MiB per node, + %s latency matrix, + %d MiB",
+		c.Nodes, c.Degree, ends, perEnd>>10, c.Nodes, memoryPerNode>>20, FormatBytes(lat), memoryBase>>20)
+	return bytes, how
+}
+
+// FormatBytes renders n as "12.3 GiB" (or MiB, KiB, B).
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// partsPerPayload is how many parts the builder publishes for the first
+// payload: what Omit counts against.
+func (c Config) partsPerPayload() (int, error) {
+	policy, err := c.policy()
+	if err != nil {
+		return 0, err
+	}
+	body, err := eip8411.SyntheticBody(seeds.Payload(c.Seed, 1), c.PayloadSize)
+	if err != nil {
+		return 0, err
+	}
+	g, err := policy.Cut(body)
+	if err != nil {
+		return 0, err
+	}
+	return g.Parts(), nil
+}
+
+// policy is the registered diffusion policy for c's mode with c's options.
+func (c Config) policy() (diffusion.Policy, error) {
+	return diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
+		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
+}

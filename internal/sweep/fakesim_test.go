@@ -1,0 +1,233 @@
+package sweep
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/result"
+)
+
+// The tests run cells through this test binary acting as `segdiff sim`
+// (fakeEnv set): it answers at once with results computed from its flags,
+// so the scheduling, resume, interrupt and summary paths are tested without
+// simulating a network. cmd/segdiff's tests run the real sim.
+const (
+	fakeEnv      = "SWEEP_FAKE_SIM"
+	fakeSleepEnv = "SWEEP_FAKE_SLEEP" // how long a cell takes
+	fakeFailEnv  = "SWEEP_FAKE_FAIL"  // a seed whose cell fails
+	fakeDirEnv   = "SWEEP_FAKE_DIR"   // where cells note that they run
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEnv) != "" {
+		os.Exit(fakeSim(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// testSim knows a few of the sim's flags: enough for the test grids.
+type testSim struct{}
+
+var testSetters = map[string]func(c *embedded.Config, v string) error{
+	"nodes":            intSetter(func(c *embedded.Config, v int) { c.Nodes = v }),
+	"degree":           intSetter(func(c *embedded.Config, v int) { c.Degree = v }),
+	"payloads":         intSetter(func(c *embedded.Config, v int) { c.Payloads = v }),
+	"custom-up":        intSetter(func(c *embedded.Config, v int) { c.CustomUpMbps = v }),
+	"seed":             intSetter(func(c *embedded.Config, v int) { c.Seed = int64(v) }),
+	"mode":             func(c *embedded.Config, v string) error { c.Mode = devnet.Mode(v); return nil },
+	"node-class":       func(c *embedded.Config, v string) error { c.NodeClass = devnet.LinkClass(v); return nil },
+	"builder-class":    func(c *embedded.Config, v string) error { c.BuilderClass = devnet.LinkClass(v); return nil },
+	"datacenter-share": floatSetter(func(c *embedded.Config, v float64) { c.DatacenterShare = v }),
+	"withholders":      floatSetter(func(c *embedded.Config, v float64) { c.Withholders = v }),
+	"silent":           floatSetter(func(c *embedded.Config, v float64) { c.Silent = v }),
+	"loss-data":        floatSetter(func(c *embedded.Config, v float64) { c.LossData = v }),
+}
+
+func intSetter(set func(*embedded.Config, int)) func(*embedded.Config, string) error {
+	return func(c *embedded.Config, s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("not an integer: %q", s)
+		}
+		set(c, v)
+		return nil
+	}
+}
+
+func floatSetter(set func(*embedded.Config, float64)) func(*embedded.Config, string) error {
+	return func(c *embedded.Config, s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("not a number: %q", s)
+		}
+		set(c, v)
+		return nil
+	}
+}
+
+func (testSim) Keys() []string {
+	var out []string
+	for k := range testSetters {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (testSim) FlagOf(key string) string {
+	return map[string]string{"nodes": "nodes", "degree": "degree", "payloads": "payloads", "custom_up_mbps": "custom-up",
+		"seed": "seed", "mode": "mode", "node_class": "node-class", "builder_class": "builder-class", "datacenter_share": "datacenter-share"}[key]
+}
+
+func (testSim) Resolve(args []string) (embedded.Config, error) {
+	c := embedded.DefaultConfig()
+	for i := 0; i+1 < len(args); i += 2 {
+		k := strings.TrimPrefix(args[i], "--")
+		if k == "preset" {
+			p, err := embedded.Preset(args[i+1])
+			if err != nil {
+				return c, err
+			}
+			c = p
+			continue
+		}
+		set, ok := testSetters[k]
+		if !ok {
+			return c, fmt.Errorf("flag provided but not defined: -%s", k)
+		}
+		if err := set(&c, args[i+1]); err != nil {
+			return c, fmt.Errorf("invalid value %q for flag -%s: %w", args[i+1], k, err)
+		}
+	}
+	return c, c.Validate()
+}
+
+// fakeSim is the test binary as `segdiff sim`: completion times and copies
+// follow from the configuration (a slower custom uplink is slower, a
+// datacenter share faster, whole mode twice as slow; the seed moves them
+// a little), so summaries are deterministic.
+func fakeSim(args []string) int {
+	if len(args) == 0 || args[0] != "sim" {
+		return 2
+	}
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	jsonPath := fs.String("json", "", "")
+	fs.String("max-memory", "", "")
+	var rest []string
+	for k := range testSetters {
+		fs.Func(k, "", func(v string) error { rest = append(rest, "--"+k, v); return nil })
+	}
+	preset := fs.String("preset", "", "")
+	if err := fs.Parse(args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if *preset != "" {
+		rest = append([]string{"--preset", *preset}, rest...)
+	}
+	cfg, err := testSim{}.Resolve(rest)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if dir := os.Getenv(fakeDirEnv); dir != "" {
+		mark := filepath.Join(dir, fmt.Sprintf("running-%d", os.Getpid()))
+		os.WriteFile(mark, nil, 0o644)
+		defer os.Remove(mark)
+		entries, _ := os.ReadDir(dir)
+		n := 0
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "running-") {
+				n++
+			}
+		}
+		f, _ := os.OpenFile(filepath.Join(dir, "concurrency.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, n)
+		f.Close()
+		f, _ = os.OpenFile(filepath.Join(dir, "gomemlimit.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, os.Getenv("GOMEMLIMIT"))
+		f.Close()
+	}
+	if d, err := time.ParseDuration(os.Getenv(fakeSleepEnv)); err == nil {
+		time.Sleep(d)
+	}
+	if s := os.Getenv(fakeFailEnv); s == strconv.FormatInt(cfg.Seed, 10) {
+		fmt.Fprintln(os.Stderr, "fake sim: failing as asked")
+		return 1
+	}
+	res := fakeResult(cfg)
+	run := map[string]any{"summary": embedded.Summarize(res), "cold_summary": embedded.SummarizeCold(res), "wall_seconds": 0.1, "result": res}
+	b, _ := json.Marshal([]any{run})
+	if err := os.WriteFile(*jsonPath, b, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func fakeResult(cfg embedded.Config) *embedded.Result {
+	factor := 1.0
+	if cfg.NodeClass == devnet.LinkCustom && cfg.CustomUpMbps > 0 {
+		factor = 50 / float64(cfg.CustomUpMbps)
+	}
+	factor *= 1 - 0.3*cfg.DatacenterShare
+	copies := 6.0
+	if cfg.Mode == devnet.Mode("whole") {
+		factor, copies = factor*2, 4
+	}
+	jitter := float64(cfg.Seed%5) * 0.03
+	const compressed = 1000
+	res := &embedded.Result{Config: cfg}
+	res.Builder = cfg.Builder
+	for s := 0; s < cfg.Payloads; s++ {
+		sr := result.SlotResult{Slot: uint64(s + 1), Warm: s > 0, Builder: cfg.Builder, CompressedSize: compressed}
+		for i := 0; i < cfg.Nodes; i++ {
+			t := time.Duration(factor * (0.8 + jitter + 0.4*float64(i)/float64(cfg.Nodes)) * float64(time.Second))
+			if i == cfg.Builder {
+				t = 0
+			}
+			sr.Completion = append(sr.Completion, t)
+			sr.DataBytes = append(sr.DataBytes, int64((copies+jitter)*compressed))
+			sr.ControlBytes = append(sr.ControlBytes, 0)
+		}
+		res.Slots = append(res.Slots, sr)
+	}
+	return res
+}
+
+// fakeRunner runs cells through the fake sim into a new directory.
+func fakeRunner(t *testing.T, env ...string) *Runner {
+	t.Helper()
+	return &Runner{Binary: os.Args[0], Env: append([]string{fakeEnv + "=1"}, env...), Jobs: 1, Out: t.TempDir(), Progress: testWriter{t}}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// mustPlan decodes a grid and plans it with testSim.
+func mustPlan(t *testing.T, grid string) *Plan {
+	t.Helper()
+	g, err := Decode("test.yaml", []byte(grid), testSim{}.Keys()...)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	p, err := NewPlan(g, testSim{}, Memory{})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return p
+}
