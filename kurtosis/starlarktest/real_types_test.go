@@ -3,6 +3,7 @@ package starlarktest_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +218,120 @@ func planDigest(t *testing.T, p *starlarktest.Plan) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// notComputed are the keys with a number or boolean default that
+// ethereum-package only copies into a config template or hands on, with
+// where: they have no type rule. TestRealTypeRulesCoverDefaults fails on
+// any other untyped key with such a default.
+var notComputed = map[string]string{
+	"network_params.genesis_gaslimit":                             "the genesis config (GenesisGasLimit)",
+	"network_params.max_per_epoch_activation_churn_limit":         "the genesis config",
+	"network_params.churn_limit_quotient":                         "the genesis config",
+	"network_params.confirmation_byzantine_threshold":             "the genesis config",
+	"network_params.ejection_balance":                             "the genesis config",
+	"network_params.eth1_follow_distance":                         "the genesis config",
+	"network_params.min_validator_withdrawability_delay":          "the genesis config",
+	"network_params.min_builder_withdrawability_delay":            "the genesis config",
+	"network_params.deploy_eip8282_contracts":                     "the genesis config (DEPLOY_EIP8282_CONTRACTS={{ . }})",
+	"network_params.shard_committee_period":                       "the genesis config",
+	"network_params.samples_per_slot":                             "the genesis config",
+	"network_params.custody_requirement":                          "the genesis config",
+	"network_params.max_blobs_per_block_electra":                  "the genesis config",
+	"network_params.target_blobs_per_block_electra":               "the genesis config",
+	"network_params.max_request_blocks_deneb":                     "the genesis config",
+	"network_params.base_fee_update_fraction_electra":             "the genesis config",
+	"network_params.max_payload_size":                             "the genesis config",
+	"network_params.min_epochs_for_data_column_sidecars_requests": "the genesis config",
+	"network_params.bpo_1_base_fee_update_fraction":               "the genesis config",
+	"network_params.bpo_2_base_fee_update_fraction":               "the genesis config",
+	"network_params.bpo_3_base_fee_update_fraction":               "the genesis config",
+	"network_params.bpo_4_base_fee_update_fraction":               "the genesis config",
+	"network_params.bpo_5_base_fee_update_fraction":               "the genesis config",
+	"nginx_port": "the nginx service's port (nginx/nginx_launcher.star)",
+	// A top-level default that sanity_check.star does not accept as a key.
+	"use_remote_signer": "not a top-level key",
+}
+
+// TestRealTypeRulesCoverDefaults: every participant, network_params and
+// top-level key whose default in the real input_parser.star is a number or
+// a boolean has a type rule of that kind (or is in notComputed), and a
+// rule is Nullable exactly when the default is None.
+func TestRealTypeRulesCoverDefaults(t *testing.T) {
+	rp := realPackage(t)
+	r, err := starlarktest.New(packageDir, rp.Options()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const parser = starlarktest.EthereumPackageName + "/src/package_io/input_parser.star"
+	call := func(fn string, args ...any) map[string]any {
+		v, err := r.Call(parser, fn, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s() returned %T, want a dict", fn, v)
+		}
+		return m
+	}
+	defaults := map[params.Section]map[string]any{
+		params.SectionParticipant: call("default_participant"),
+		params.SectionNetwork:     call("default_network_params"),
+		params.SectionTop:         call("default_input_args", map[string]any{}),
+	}
+	for _, rule := range params.TypeRules {
+		def, ok := defaults[rule.Section][rule.Key]
+		if !ok {
+			if rule.Section != params.SectionTop {
+				t.Errorf("%s has a type rule, but the real defaults have no %s", rule.Path(), rule.Key)
+			}
+			continue // additional_services has no default entry
+		}
+		if (def == nil) != rule.Nullable {
+			t.Errorf("%s: the real default is %v, but the rule has Nullable %v", rule.Path(), def, rule.Nullable)
+		}
+	}
+	for section, keys := range defaults {
+		for key, def := range keys {
+			path := params.TypeRule{Section: section, Key: key}.Path()
+			var kinds []params.Type
+			switch def.(type) {
+			case bool:
+				kinds = []params.Type{params.TypeBool}
+			case json.Number:
+				kinds = []params.Type{params.TypeInt, params.TypeUint, params.TypeBPS, params.TypeNumber}
+			default:
+				continue
+			}
+			rule, typed := ruleAt(section, key)
+			_, excluded := notComputed[path]
+			switch {
+			case typed && excluded:
+				t.Errorf("%s has a type rule and is in notComputed", path)
+			case typed && !slices.Contains(kinds, rule.Type):
+				t.Errorf("%s: the real default %v does not have the rule's type", path, def)
+			case !typed && !excluded:
+				t.Errorf("%s: the real default is %v, but it has no type rule and is not in notComputed: read what the package does with it and classify it", path, def)
+			}
+		}
+	}
+	for path := range notComputed {
+		section, key := params.SectionTop, path
+		if k, ok := strings.CutPrefix(path, "network_params."); ok {
+			section, key = params.SectionNetwork, k
+		}
+		if _, ok := defaults[section][key]; !ok {
+			t.Errorf("notComputed has %s, which the real defaults do not", path)
+		}
+	}
+}
+
+func ruleAt(section params.Section, key string) (params.TypeRule, bool) {
+	for _, r := range params.TypeRules {
+		if r.Section == section && r.Key == key {
+			return r, true
+		}
+	}
+	return params.TypeRule{}, false
 }
