@@ -1,6 +1,10 @@
 package params
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Type is the type a key's value must have.
 type Type int
@@ -50,8 +54,9 @@ type TypeRule struct {
 	// there, e.g. "when it launches a separate VC".
 	When string
 	// Fails is what the run fails with when the value is a string (a
-	// quoted number or a word) of at least MinLen characters; "" when the
-	// run does not fail on one (a truth test, or a string int() converts).
+	// quoted number or a word) of at least MinLen characters, {len} standing
+	// for its length; "" when the run does not fail on one (a truth test, or
+	// a string int() converts).
 	Fails  string
 	MinLen int // see Fails
 	// Segdiff: the segdiff package's own input_parser.star or
@@ -106,6 +111,11 @@ var itemNames = map[Type]string{TypeInt: "integers", TypeString: "strings"}
 // with.
 func (t TypeRule) Message(typ, value string) string { return t.message(typ, value, "") }
 
+// FailsFor is Fails for the string value.
+func (t TypeRule) FailsFor(value string) string {
+	return strings.ReplaceAll(t.Fails, "{len}", strconv.Itoa(len(value)))
+}
+
 // message is Message with fails, when not "", replacing Fails and When:
 // input_parser.star appends to some extra_params lists before any launcher
 // iterates them.
@@ -116,7 +126,7 @@ func (t TypeRule) message(typ, value, fails string) string {
 	}
 	when, minLen := t.When, t.MinLen
 	if fails == "" {
-		fails = t.Fails
+		fails = t.FailsFor(value)
 	} else {
 		when, minLen = "", 0
 	}
@@ -238,7 +248,7 @@ func buildTypeRules() []TypeRule {
 			Uses: "prelaunch_data_generator/el_cl_genesis/el_cl_genesis_generator.star: builder_balance > 0", Fails: gt},
 		TypeRule{Section: SectionNetwork, Key: "validator_balance", Type: TypeNumber,
 			Uses:  "prelaunch_data_generator/el_cl_genesis/el_cl_genesis_generator.star: int(validator_balance * 1000000000), which repeats a string (one character: a 1 GB string)",
-			Fails: "excessive repeat", MinLen: 2},
+			Fails: "excessive repeat ({len} * 1000000000 elements)", MinLen: 2},
 	)
 	for _, f := range forks {
 		rules = append(rules, epochRule(f.key))

@@ -82,8 +82,8 @@ func TestTypeRules(t *testing.T) {
 			if got[0].Rule != "value-types" || got[0].Path != path || got[0].Msg != want {
 				t.Errorf("got  %s\nwant %s: %s [value-types]", got[0], path, want)
 			}
-			if r.Fails != "" && !strings.Contains(want, r.Fails) {
-				t.Errorf("the message %q does not name what the run fails with, %q", want, r.Fails)
+			if r.Fails != "" && !strings.HasSuffix(want, ": "+r.FailsFor(value)) {
+				t.Errorf("the message %q does not end with what the run fails with, %q", want, r.FailsFor(value))
 			}
 		})
 	}

@@ -111,8 +111,8 @@ func init() {
 // under our package, each key set to the string "12" where the walk's
 // participant (with the rule's context) reaches the code the rule names:
 // the checker must report the key with the rule's message, and the real run
-// must fail with the rule's Fails (or our package's message, for a Segdiff
-// rule), or, for a rule that names no failure, succeed. A truth-tested key
+// must fail with exactly the rule's Fails (or our package's message, for a
+// Segdiff rule), or, for a rule that names no failure, succeed. A truth-tested key
 // set to "false" must run exactly as with true: the proof that any
 // non-empty string is true there.
 func TestRealTypeRules(t *testing.T) {
@@ -175,12 +175,12 @@ func TestRealTypeRules(t *testing.T) {
 					t.Errorf("%s: true and false run alike here; give typeRuleContexts a context where the truth test matters", path)
 				}
 			case rule.Fails != "":
-				if !strings.Contains(got, rule.Fails) {
-					t.Errorf("the real run of\n%s\n%.800s\nwant an error containing %q", src, got, rule.Fails)
+				if first, w := firstLine(got), "error: "+rule.FailsFor(value); first != w {
+					t.Errorf("the real run of\n%s\nfails with %q\nwant      %q", src, first, w)
 				}
 			case rule.Segdiff:
-				if w := path + " " + want; !strings.Contains(got, w) {
-					t.Errorf("the real run: %.800s\nwant an error containing %q", got, w)
+				if first, w := firstLine(got), "error: fail: "+path+" "+want; first != w {
+					t.Errorf("the real run fails with %q\nwant      %q", first, w)
 				}
 			default:
 				if strings.HasPrefix(got, "error: ") {
@@ -190,6 +190,8 @@ func TestRealTypeRules(t *testing.T) {
 		})
 	}
 }
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 // realOutcome is a run's error, or its services and instructions as JSON.
 func realOutcome(t *testing.T, b backend, src string) string {
