@@ -173,12 +173,3 @@ func (r *run) int(n *yaml.Node, path string) (int64, bool) {
 	}
 	return v, ok
 }
-
-// uint reads an unsigned 64-bit integer, reporting anything else.
-func (r *run) uint(n *yaml.Node, path string) (uint64, bool) {
-	v, ok := uintOf(n)
-	if !ok {
-		r.add(n, path, "must be an unsigned integer (at most 2^64-1), got %s", kindName(n))
-	}
-	return v, ok
-}

@@ -20,7 +20,7 @@ type Rule struct {
 var Rules = []Rule{
 	// network_params (rules_network.go)
 	{Name: "network-name", Source: "input_parser.star: default_input_args, get_devnet_modified_images (joins that network)", check: (*run).networkName},
-	{Name: "value-types", check: (*run).valueTypes},
+	{Name: "value-types", Source: "input_parser.star, the launchers: arithmetic, comparisons, truth tests and loops on the keys of TypeRules (types.go)", check: (*run).valueTypes},
 	{Name: "builders-need-gloas-at-genesis", Source: "input_parser.star: parse_network_params", check: (*run).buildersGloas},
 	{Name: "slot-duration", Source: "input_parser.star: parse_network_params", check: (*run).slotDuration},
 	{Name: "nimbus-slot-time", Source: "input_parser.star: parse_network_params", check: (*run).nimbusSlotTime},
@@ -30,7 +30,6 @@ var Rules = []Rule{
 	// participants (rules_participants.go)
 	{Name: "client-types", Source: "src/{el,cl,vc}/*_launcher.star: Unsupported launcher", check: (*run).clientTypes},
 	{Name: "prometheus-config", Source: "input_parser.star: participant prometheus_config", check: (*run).prometheusConfig},
-	{Name: "extra-params-lists", Source: "src/{el,cl,vc}/*: cmd.extend([param for param in participant.*_extra_params])", check: (*run).extraParamsLists},
 	{Name: "log-levels", Source: "input_parser.star: get_client_log_level_or_default", check: (*run).logLevels},
 	{Name: "client-refs", check: (*run).clientRefs},
 	{Name: "client-modes", check: (*run).clientModes},

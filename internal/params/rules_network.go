@@ -27,40 +27,6 @@ var bpoDefaults = []struct {
 	{"bpo_1_epoch", 0}, {"bpo_2_epoch", 0}, {"bpo_3_epoch", FarFutureEpoch}, {"bpo_4_epoch", FarFutureEpoch}, {"bpo_5_epoch", FarFutureEpoch},
 }
 
-// valueKind is the type a network_params value must have.
-type valueKind int
-
-const (
-	kindEpoch valueKind = iota // uint64; FAR_FUTURE is 2^64-1
-	kindInt                    // a signed integer
-	kindBPS                    // basis points of a slot, 0..10000
-)
-
-// networkValueKinds are the network_params values segdiff decodes (the run
-// output returns seconds_per_slot, slot_duration_ms and payload_due_bps, and
-// devnet/kurtosis decodes them as numbers; epochs reach the beacon spec) or
-// input_parser.star compares and does arithmetic on. ethereum-package does
-// not check their types, so a string passes it and fails later: in
-// comparisons deep in the parser, or, for payload_due_bps, only when the
-// run output is decoded after the devnet is up.
-var networkValueKinds = map[string]valueKind{
-	"seconds_per_slot": kindInt, "slot_duration_ms": kindInt, "num_validator_keys_per_node": kindInt,
-	"preregistered_validator_count": kindInt, "builder_count": kindInt, "genesis_delay": kindInt,
-	"attestation_due_bps_gloas": kindBPS, "aggregate_due_bps_gloas": kindBPS, "sync_message_due_bps_gloas": kindBPS,
-	"contribution_due_bps_gloas": kindBPS, "payload_due_bps": kindBPS, "payload_attestation_due_bps": kindBPS,
-	"view_freeze_cutoff_bps": kindBPS, "inclusion_list_submission_due_bps": kindBPS,
-	"proposer_inclusion_list_cutoff_bps": kindBPS,
-}
-
-func init() {
-	for _, f := range forks {
-		networkValueKinds[f.key] = kindEpoch
-	}
-	for _, b := range bpoDefaults {
-		networkValueKinds[b.key] = kindEpoch
-	}
-}
-
 func (r *run) networkName(f *facts) {
 	n := f.networkValue("network")
 	if n == nil {
@@ -75,52 +41,27 @@ func (r *run) networkName(f *facts) {
 	}
 }
 
-// valueTypes checks the types of networkValueKinds. The message for the
-// run-output values is the one kurtosis/src/package_io/input_parser.star
-// fails with.
-func (r *run) valueTypes(f *facts) {
-	for key, kv := range f.network {
-		kind, typed := networkValueKinds[key]
-		if !typed {
-			continue
-		}
-		path := "network_params." + key
-		switch kind {
-		case kindEpoch:
-			r.uint(kv.v, path)
-		case kindInt, kindBPS:
-			v, ok := intOf(kv.v)
-			if !ok {
-				r.add(kv.v, path, "must be an integer, got %s %s (segdiff decodes it as a number)", typeName(kv.v), kindName(kv.v))
-				continue
-			}
-			if kind == kindBPS && (v < 0 || v > 10000) {
-				r.add(kv.v, path, "must be basis points of a slot, 0..10000, got %d", v)
-			}
-		}
-	}
-}
-
-// epoch is a network_params epoch: the user's value, or def when unset or
-// not an epoch (reported by valueTypes).
-func (f *facts) epoch(key string, def uint64) (uint64, *yaml.Node) {
+// epoch is a network_params epoch: the user's value and its node, or def
+// and nil when unset; false when it is set but not an epoch (value-types
+// reports it, and the segdiff package refuses it before any rule that
+// reads it could matter).
+func (f *facts) epoch(key string, def uint64) (uint64, *yaml.Node, bool) {
 	n := f.networkValue(key)
 	if n == nil {
-		return def, nil
+		return def, nil, true
 	}
-	if v, ok := uintOf(n); ok {
-		return v, n
-	}
-	return def, nil
+	v, ok := uintOf(n)
+	return v, n, ok
 }
 
-func (f *facts) networkInt(key string, def int64) int64 {
-	if n := f.networkValue(key); n != nil {
-		if v, ok := intOf(n); ok {
-			return v
-		}
+// networkInt is a network_params integer, or def when unset; false when it
+// is set but not an integer (reported by value-types).
+func (f *facts) networkInt(key string, def int64) (int64, bool) {
+	n := f.networkValue(key)
+	if n == nil {
+		return def, true
 	}
-	return def
+	return intOf(n)
 }
 
 func (f *facts) preset() string {
@@ -150,7 +91,7 @@ func (r *run) buildersGloas(f *facts) {
 	if !ok || count <= 0 {
 		return
 	}
-	if gloas, _ := f.epoch("gloas_fork_epoch", FarFutureEpoch); gloas != 0 {
+	if gloas, _, ok := f.epoch("gloas_fork_epoch", FarFutureEpoch); ok && gloas != 0 {
 		r.add(n, "network_params.builder_count", "builder_count is %d but gloas_fork_epoch is %d. Builders are only supported when gloas_fork_epoch is 0 (GLOAS at genesis).", count, gloas)
 	}
 }
@@ -163,7 +104,11 @@ func (r *run) slotDuration(f *facts) {
 	if f.preset() == "minimal" {
 		defSeconds, defMS = 6, 6000
 	}
-	seconds, ms := f.networkInt("seconds_per_slot", defSeconds), f.networkInt("slot_duration_ms", defMS)
+	seconds, ok1 := f.networkInt("seconds_per_slot", defSeconds)
+	ms, ok2 := f.networkInt("slot_duration_ms", defMS)
+	if !ok1 || !ok2 {
+		return
+	}
 	if seconds == 0 {
 		r.add(f.networkValue("seconds_per_slot"), "network_params.seconds_per_slot", "seconds_per_slot is 0 needs to be > 0")
 		return
@@ -186,7 +131,10 @@ func (r *run) nimbusSlotTime(f *facts) {
 	if preset == "minimal" {
 		def = 6
 	}
-	seconds := f.networkInt("seconds_per_slot", def)
+	seconds, ok := f.networkInt("seconds_per_slot", def)
+	if !ok {
+		return
+	}
 	for _, p := range f.participants {
 		if p.str("cl_type", "lighthouse") != "nimbus" {
 			continue
@@ -207,12 +155,15 @@ func (r *run) nimbusSlotTime(f *facts) {
 // fuluBeforeBPO: when Fulu is not at genesis, every BPO epoch (the defaults
 // of bpo_1 and bpo_2 are 0) must be at or after it.
 func (r *run) fuluBeforeBPO(f *facts) {
-	fulu, fn := f.epoch("fulu_fork_epoch", 0)
-	if fulu == 0 {
+	fulu, fn, ok := f.epoch("fulu_fork_epoch", 0)
+	if !ok || fulu == 0 {
 		return
 	}
 	for _, b := range bpoDefaults {
-		epoch, n := f.epoch(b.key, b.def)
+		epoch, n, ok := f.epoch(b.key, b.def)
+		if !ok {
+			return
+		}
 		if epoch >= fulu {
 			continue
 		}
@@ -230,10 +181,15 @@ func (r *run) fuluBeforeBPO(f *facts) {
 // on). ethereum-package does not check it and hands the genesis generator
 // and the clients a schedule they cannot run.
 func (r *run) forkOrder(f *facts) {
+	for _, fk := range forks {
+		if _, _, ok := f.epoch(fk.key, fk.def); !ok {
+			return
+		}
+	}
 	for i := 1; i < len(forks); i++ {
-		later, ln := f.epoch(forks[i].key, forks[i].def)
+		later, ln, _ := f.epoch(forks[i].key, forks[i].def)
 		for j := i - 1; j >= 0; j-- {
-			earlier, en := f.epoch(forks[j].key, forks[j].def)
+			earlier, en, _ := f.epoch(forks[j].key, forks[j].def)
 			if later >= earlier {
 				continue
 			}
@@ -258,11 +214,11 @@ func epochText(e uint64) string {
 // fuluCustody: a local network with Fulu scheduled needs a supernode, a
 // participant with >= 128 validators, or perfect PeerDAS (16+ participants).
 func (r *run) fuluCustody(f *facts) {
-	fulu, _ := f.epoch("fulu_fork_epoch", 0)
-	if fulu == FarFutureEpoch {
+	fulu, _, ok := f.epoch("fulu_fork_epoch", 0)
+	if !ok || fulu == FarFutureEpoch || f.uncounted {
 		return
 	}
-	perfect := isTrue(f.networkValue("perfect_peerdas_enabled"))
+	perfect := truthy(f.networkValue("perfect_peerdas_enabled"))
 	if perfect && len(f.participants) < 16 {
 		r.add(f.networkValue("perfect_peerdas_enabled"), "network_params.perfect_peerdas_enabled",
 			"perfect_peerdas_enabled is true (this is a unique test if you don't know what it does, consider removing it) but the number of participants (%d) is less than 16. Please set the number of participants to at least 16.", len(f.participants))
@@ -271,10 +227,18 @@ func (r *run) fuluCustody(f *facts) {
 	if perfect || f.joins() {
 		return
 	}
-	keys := f.networkInt("num_validator_keys_per_node", 128)
+	keys, ok := f.networkInt("num_validator_keys_per_node", 128)
+	if !ok {
+		return // the package fails summing the default validator counts first
+	}
 	for _, p := range f.participants {
-		if isTrue(p.keys["supernode"].v) || p.validators(keys) >= 128 {
+		// The package tests supernode for truth, as here.
+		if truthy(p.keys["supernode"].v) {
 			return
+		}
+		n, ok := p.validators(keys)
+		if !ok || n >= 128 {
+			return // not an integer: the package fails summing it first
 		}
 	}
 	line := 1

@@ -82,35 +82,6 @@ func (r *run) prometheusConfig(f *facts) {
 	}
 }
 
-// extraParamKeys are the participant keys the launchers append to a
-// container's command, one item per argument.
-var extraParamKeys = []string{"el_extra_params", "cl_extra_params", "vc_extra_params", "remote_signer_extra_params", "blobber_extra_params"}
-
-// extraParamsLists: the launchers iterate these ([param for param in ...])
-// and pass each item as one command argument, so a string fails there and
-// a non-string item fails in Kurtosis's ServiceConfig.
-func (r *run) extraParamsLists(f *facts) {
-	for _, e := range f.entries {
-		for _, kv := range e.ps {
-			if !slices.Contains(extraParamKeys, kv.key) || isNull(kv.v) {
-				continue
-			}
-			path := join(e.path, kv.key)
-			n := deref(kv.v)
-			if n.Kind != yaml.SequenceNode {
-				r.add(kv.v, path, "must be a list of strings, one per argument, got %s %s; the launcher fails iterating it: %s value is not iterable",
-					typeName(kv.v), kindName(kv.v), typeName(kv.v))
-				continue
-			}
-			for _, item := range n.Content {
-				if !isString(item) {
-					r.add(item, path, "every item must be a string (one command argument), got %s %s", typeName(item), kindName(item))
-				}
-			}
-		}
-	}
-}
-
 // logLevels: a launcher maps the participant's own <layer>_log_level, or
 // else global_log_level, through its client's table (error, warn, info,
 // debug, trace; custom for teku and besu) and fails when neither maps.

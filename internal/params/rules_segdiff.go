@@ -101,7 +101,7 @@ func (r *run) linkClasses(f *facts, n *yaml.Node, path string) {
 						hasParticipant = true
 						idx, ok := r.int(q.v, join(ip, q.key))
 						switch {
-						case !ok:
+						case !ok, f.uncounted:
 						case idx < 0 || idx >= int64(total):
 							r.add(q.v, join(ip, q.key), "participant %d out of range: %d participants after count expansion (0-based)", idx, total)
 						case seen[idx]:
@@ -292,17 +292,8 @@ func (r *run) builderRoles(f *facts) {
 	if !f.has("buildoor") {
 		return
 	}
-	builders := []int64{1} // buildoor without instances builds on participant 1
-	if items := deref(valueOf(f.topValue("buildoor_params"), "instances")); items.Kind == yaml.SequenceNode && len(items.Content) > 0 {
-		builders = nil
-		for _, item := range items.Content {
-			if v, ok := intOf(valueOf(item, "participant")); ok {
-				builders = append(builders, v)
-			}
-		}
-	}
 	seen := map[int64]bool{}
-	for _, b := range builders {
+	for _, b := range f.builders() {
 		if b < 1 || b > int64(len(f.participants)) || seen[b] {
 			continue // reported by buildoor
 		}

@@ -38,6 +38,9 @@ func (r *run) mevType(f *facts) {
 
 // buildoor checks buildoor_params.instances as input_parser.star does.
 func (r *run) buildoor(f *facts) {
+	if f.servicesBad {
+		return // the package fails iterating additional_services first
+	}
 	instances := valueOf(f.topValue("buildoor_params"), "instances")
 	given := instances != nil && !isNull(instances) && len(deref(instances).Content) > 0
 	enabled := f.has("buildoor")
@@ -69,6 +72,9 @@ func (r *run) buildoor(f *facts) {
 			switch q.key {
 			case "participant":
 				v, ok := intOf(q.v)
+				if ok && f.uncounted {
+					continue // the number of participants is unknown
+				}
 				if !ok || v < 1 || v > int64(total) {
 					r.add(q.v, path, "buildoor_params.instances participant must be a 1-based participant index between 1 and %d, got %s.", total, deref(q.v).Value)
 					continue

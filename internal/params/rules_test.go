@@ -85,9 +85,10 @@ func TestRules(t *testing.T) {
 		{"log-levels", "per-participant levels cover an unmapped global", "participants: [{cl_type: prysm, supernode: true, cl_log_level: info, el_log_level: warn}]\nglobal_log_level: verbose\n", ""},
 		{"log-levels", "custom maps for teku and besu only", "participants: [{cl_type: teku, el_type: besu, supernode: true}]\nglobal_log_level: custom\n", ""},
 		{"log-levels", "custom does not map for prysm", parts + "global_log_level: custom\n", "no mapping for global log level 'custom' (cl prysm has debug, error, info, trace, warn)"},
-		// extra-params-lists
-		{"extra-params-lists", "a list passes", "participants: [{supernode: true, el_extra_params: [--a, --b=1]}]\n", ""},
-		{"extra-params-lists", "a non-string item", "participants: [{supernode: true, vc_extra_params: [--a, 1]}]\n", "every item must be a string (one command argument), got int"},
+		// value-types on extra_params lists
+		{"value-types", "an extra_params list passes", "participants: [{supernode: true, el_extra_params: [--a, --b=1]}]\n", ""},
+		{"value-types", "a non-string extra_params item", "participants: [{supernode: true, vc_extra_params: [--a, 1]}]\n",
+			"participants[0].vc_extra_params[1]: every item must be a string, got int 1"},
 		// disruptoor-shaping
 		{"disruptoor-shaping", "a valid rule", parts + "additional_services: [disruptoor]\ndisruptoor_params: {shaping: [{participants: all, delay: 10ms, include_control: true}]}\n", ""},
 		{"disruptoor-shaping", "not launched: not checked", parts + "disruptoor_params: {shaping: [{participants: all, delay: 10ms}]}\n", ""},

@@ -25,7 +25,13 @@ type facts struct {
 	entries []entry
 	// participants are expanded as input_parser.parse_network_params does.
 	participants []participant
-	services     []service // additional_services
+	// uncounted: a count is not an integer, so the expansion is unknown
+	// (value-types reports it; the run fails expanding it).
+	uncounted bool
+	services  []service // additional_services
+	// servicesBad: additional_services is not a list (value-types reports
+	// it; the package fails iterating it before any rule reads it).
+	servicesBad bool
 }
 
 // entry is one participants[] or participants_matrix.<layer>[] item.
@@ -58,14 +64,15 @@ func (p participant) str(key, def string) string {
 	return def
 }
 
-// validators is the participant's validator_count, or def when unset.
-func (p participant) validators(def int64) int64 {
-	if kv, ok := p.keys["validator_count"]; ok && !isNull(kv.v) {
-		if v, ok := intOf(kv.v); ok {
-			return v
-		}
+// validators is the participant's validator_count, or def when unset or
+// null; false when it is set to something else than an integer (reported by
+// value-types: the package fails summing it).
+func (p participant) validators(def int64) (int64, bool) {
+	kv, ok := p.keys["validator_count"]
+	if !ok || isNull(kv.v) {
+		return def, true
 	}
-	return def
+	return intOf(kv.v)
 }
 
 // path returns the key path of key in the entry it came from.
@@ -147,7 +154,7 @@ func (r *run) walk(root *yaml.Node) (*facts, bool) {
 		case "port_publisher":
 			r.portPublisher(p.v)
 		case "additional_services":
-			f.services = r.additionalServices(p.v)
+			f.services = r.additionalServices(f, p.v)
 		default:
 			keys, isBlock := BlockKeys[p.key]
 			if !isBlock {
@@ -227,11 +234,14 @@ func (r *run) expand(f *facts) []participant {
 	for _, p := range list {
 		count := int64(1)
 		if kv, ok := p.keys["count"]; ok {
-			if v, ok := r.int(kv.v, p.path("count")); ok {
-				if v < 0 {
-					r.add(kv.v, p.path("count"), "must be >= 0, got %d", v)
-				}
-				count = max(v, 0)
+			v, ok := intOf(kv.v)
+			switch {
+			case !ok:
+				f.uncounted = true // reported by value-types
+			case v < 0:
+				r.add(kv.v, p.path("count"), "must be >= 0, got %d", v)
+			default:
+				count = v
 			}
 		}
 		for range count {
@@ -340,13 +350,15 @@ func (r *run) portPublisher(n *yaml.Node) {
 	}
 }
 
-func (r *run) additionalServices(n *yaml.Node) []service {
-	items, ok := r.items(n, "additional_services")
-	if !ok {
+// additionalServices checks additional_services' items; the list itself is
+// typed by value-types.
+func (r *run) additionalServices(f *facts, n *yaml.Node) []service {
+	if deref(n).Kind != yaml.SequenceNode {
+		f.servicesBad = true
 		return nil
 	}
 	var out []service
-	for i, item := range items {
+	for i, item := range deref(n).Content {
 		path := fmt.Sprintf("additional_services[%d]", i)
 		if deref(item).Kind != yaml.ScalarNode {
 			r.add(item, path, "must be a service name, got %s", kindName(item))

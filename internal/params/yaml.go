@@ -71,6 +71,27 @@ func isBool(n *yaml.Node) bool {
 
 func isTrue(n *yaml.Node) bool { return n != nil && isBool(n) && deref(n).Value == "true" }
 
+// truthy is Starlark's truth of the value the package gets: false for
+// null, false, 0, "" and empty lists and maps.
+func truthy(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	n = deref(n)
+	switch {
+	case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+		return len(n.Content) > 0
+	case n.Tag == "!!null":
+		return false
+	case n.Tag == "!!bool":
+		return n.Value == "true"
+	case n.Tag == "!!int" || n.Tag == "!!float":
+		v, ok := floatOf(n)
+		return !ok || v != 0
+	}
+	return n.Value != ""
+}
+
 func isString(n *yaml.Node) bool {
 	n = deref(n)
 	return n.Kind == yaml.ScalarNode && n.Tag == "!!str"

@@ -212,7 +212,8 @@ func execTarget(entrypoint, cmd []string) (string, error) {
 // TestRealBadParams runs every file of params/testdata/bad through the real
 // ethereum-package under our package: each must fail with the message the
 // checker (params) reports for it, so checker and real code agree on every
-// trap of the corpus.
+// trap of the corpus. A runs-with trap must run, launching a service whose
+// command shows how the package misread it.
 func TestRealBadParams(t *testing.T) {
 	b := realBackend(t)
 	cases, err := paramstest.LoadBadCases(filepath.Join(packageDir, "..", "internal", "params", "testdata", "bad"))
@@ -222,7 +223,19 @@ func TestRealBadParams(t *testing.T) {
 	for _, c := range cases {
 		t.Run(filepath.Base(c.Path), func(t *testing.T) {
 			privileged := strings.Contains(string(c.Data), "disruptoor")
-			_, _, err := runWith(t, b, string(c.Data), "docker", privileged)
+			p, _, err := runWith(t, b, string(c.Data), "docker", privileged)
+			if c.RunsWith != "" {
+				if err != nil {
+					t.Fatalf("the real package fails (%v); the header says it runs with %q", err, c.RunsWith)
+				}
+				for _, name := range p.ServiceNames() {
+					svc := p.Services[name]
+					if strings.Contains(strings.Join(append(slices.Clone(svc.Entrypoint), svc.Cmd...), " "), c.RunsWith) {
+						return
+					}
+				}
+				t.Fatalf("no service the real package launches has %q in its command (services: %v)", c.RunsWith, p.ServiceNames())
+			}
 			if err == nil {
 				t.Fatalf("the real package accepted it; want an error containing %q", c.Want)
 			}

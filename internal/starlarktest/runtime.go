@@ -418,3 +418,31 @@ func (r *Runtime) Globals(locator string) (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// Call executes the module at locator, as Globals does, calls its function
+// fn with args (JSON-able Go values) and returns the result as a Go value
+// (numbers as json.Number), e.g. ethereum-package's default_participant().
+func (r *Runtime) Call(locator, fn string, args ...any) (any, error) {
+	m, err := r.importModule(locator)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := m.Members[fn]
+	if !ok {
+		return nil, fmt.Errorf("call %s: %s has no %s", fn, locator, fn)
+	}
+	th := r.thread()
+	var sargs starlark.Tuple
+	for _, a := range args {
+		v, err := fromGo(th, a)
+		if err != nil {
+			return nil, fmt.Errorf("call %s: %w", fn, err)
+		}
+		sargs = append(sargs, v)
+	}
+	v, err := starlark.Call(th, f, sargs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", fn, err)
+	}
+	return toGo(th, v)
+}

@@ -20,6 +20,11 @@ import (
 //	# rule: <params.Rule name, or params.RuleKeys>
 //	# want: <substring of the checker's message and of the run's error>
 //
+// A trap the package does not fail on but misreads says so instead, with
+// what the run does with it; want is then the checker's message only:
+//
+//	# runs-with: <substring of a launched service's command>
+//
 // The params tests check the checker against it; the real-package mode of
 // internal/starlarktest runs every file through the real ethereum-package.
 type BadCase struct {
@@ -27,6 +32,9 @@ type BadCase struct {
 	Data []byte
 	Rule string
 	Want string
+	// RunsWith, when set, is in the command of a service the real run
+	// launches, and the run succeeds.
+	RunsWith string
 }
 
 // LoadBadCases reads every *.yaml of dir as a BadCase.
@@ -57,6 +65,9 @@ func LoadBadCases(dir string) ([]BadCase, error) {
 			}
 			if v, ok := strings.CutPrefix(line, "want:"); ok {
 				c.Want = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "runs-with:"); ok {
+				c.RunsWith = strings.TrimSpace(v)
 			}
 		}
 		if c.Rule == "" || c.Want == "" {

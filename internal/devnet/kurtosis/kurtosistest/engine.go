@@ -62,16 +62,18 @@ type Engine struct {
 }
 
 // Start serves a fake engine on 127.0.0.1:9710 and an API container on an
-// ephemeral port until test cleanup. It takes LockEnginePort, points HOME
-// and XDG_CONFIG_HOME at temporary directories (the SDK writes an archive
-// cache and a contexts file there), and skips the test when the port is
-// held by something else, e.g. a real engine. It sets the logrus level
-// (the SDK's logger) to warn.
+// ephemeral port until test cleanup. It takes LockEnginePort, points HOME,
+// XDG_CONFIG_HOME and TMPDIR at temporary directories the test removes (the
+// SDK writes an archive cache and a contexts file under the first two, and
+// leaves the upload-compression-cache-* folder of every package upload in
+// the third), and skips the test when the port is held by something else,
+// e.g. a real engine. It sets the logrus level (the SDK's logger) to warn.
 func Start(t testing.TB) *Engine {
 	t.Helper()
 	LockEnginePort(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
 	xdg.Reload()
 	// The SDK logs every upload at info level through logrus' global logger.
 	logrus.SetLevel(logrus.WarnLevel)

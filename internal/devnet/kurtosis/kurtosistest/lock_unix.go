@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package kurtosistest
 
@@ -13,7 +13,9 @@ import (
 // LockEnginePort serializes, across test processes, the tests that need
 // 127.0.0.1:9710 (the SDK's fixed engine address) either free or served by
 // the fake: `go test ./...` runs packages in parallel processes. The lock is
-// released at test cleanup.
+// released at test cleanup. Its file stays in $TMPDIR: removing a flock'd
+// file would let a waiter and a newcomer both hold the lock (Linux uses an
+// abstract socket instead, lock_linux.go).
 func LockEnginePort(t testing.TB) {
 	t.Helper()
 	path := filepath.Join(os.TempDir(), "segdiff-kurtosis-engine-port.lock")
