@@ -209,20 +209,34 @@ func New(m mode.Mode, o Options) (Policy, error) {
 		return nil, fmt.Errorf("no diffusion policy for mode %q (have %v)", m, names)
 	}
 	o = o.withDefaults()
-	if o.SegmentSize < 64 || o.SegmentSize > eip8411.MaxSegmentSize {
-		return nil, fmt.Errorf("diffusion options: segment size %d, want 64..%d", o.SegmentSize, eip8411.MaxSegmentSize)
-	}
-	if o.InstallTimeout < 0 {
-		return nil, fmt.Errorf("diffusion options: install timeout %v, want > 0", o.InstallTimeout)
-	}
-	if o.PushWidth < 0 {
-		return nil, fmt.Errorf("diffusion options: push width %d, want >= 0", o.PushWidth)
-	}
-	if o.Pulls.Window < 0 || o.Pulls.Ban < 0 || o.Pulls.Offers < 0 || o.Pulls.Items < 0 {
-		return nil, fmt.Errorf("diffusion options: pull rules %+v, want no negative field", o.Pulls)
+	switch {
+	case o.SegmentSize < 64 || o.SegmentSize > eip8411.MaxSegmentSize:
+		return nil, &OptionError{"SegmentSize", fmt.Errorf("%d, want 64..%d bytes", o.SegmentSize, eip8411.MaxSegmentSize)}
+	case o.InstallTimeout < 0:
+		return nil, &OptionError{"InstallTimeout", fmt.Errorf("%v, want > 0", o.InstallTimeout)}
+	case o.PushWidth < 0:
+		return nil, &OptionError{"PushWidth", fmt.Errorf("%d, want >= 0", o.PushWidth)}
+	case o.Parity < 0 || o.Parity > eip8411.MaxCodedShards/2:
+		return nil, &OptionError{"Parity", fmt.Errorf("%d, want 0..%d", o.Parity, eip8411.MaxCodedShards/2)}
+	case o.Pulls.Window < 0:
+		return nil, &OptionError{"Pulls.Window", fmt.Errorf("%v, want >= 0", o.Pulls.Window)}
+	case o.Pulls.Ban < 0:
+		return nil, &OptionError{"Pulls.Ban", fmt.Errorf("%v, want >= 0", o.Pulls.Ban)}
+	case o.Pulls.Offers < 0 || o.Pulls.Items < 0:
+		return nil, &OptionError{"Pulls", fmt.Errorf("%+v, want no negative field", o.Pulls)}
 	}
 	return c(o)
 }
+
+// OptionError is an Options field New refused, by its Go name ("PushWidth",
+// "Pulls.Window").
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return "diffusion option " + e.Option + ": " + e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // Registered reports whether m has a policy.
 func Registered(m mode.Mode) bool { return slices.Contains(Modes(), m) }

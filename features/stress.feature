@@ -42,7 +42,7 @@ Feature: Diffusion under the design's stress list
     @embedded
     Examples: ci preset, tier 2 and the code
       | mode  | stress               | slots | fill | payload | max | p99    | copies |
-      | tier2 | withholders=50%      | 3     | 90%  | 1048576 | 3s  | 2200ms | 3.0    |
+      | tier2 | withholder=50%       | 3     | 90%  | 1048576 | 3s  | 2200ms | 3.0    |
       | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2600ms | 2.3    |
       | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
       | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 1200ms | 3.2    |

@@ -42,7 +42,7 @@ const (
 	LabelKind     = "kind"     // data | control
 	LabelEncoding = "encoding" // raw | compressed
 	LabelReason   = "reason"   // one of Reasons
-	LabelMode     = "mode"     // one of Modes
+	LabelMode     = "mode"     // one of package mode's names
 	LabelFormat   = "format"   // wire format id, e.g. "segdiff/1"
 	LabelClient   = "client"   // client name
 )
@@ -60,9 +60,6 @@ const (
 	ModeSegmented      = string(mode.Segmented)
 	ModeSegmentedBatch = string(mode.SegmentedBatch)
 )
-
-// Modes lists every diffusion mode.
-var Modes = mode.Names()
 
 // Rejection reasons, the values of the reason label of
 // payload_diffusion_segments_rejected_total.

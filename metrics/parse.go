@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	segmode "github.com/segdiff/segdiff/diffusion/mode"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -256,8 +258,8 @@ func (b *builder) info(id string, labels map[string]string, v float64) {
 		return
 	}
 	mode := labels[LabelMode]
-	if !slices.Contains(Modes, mode) {
-		b.fail(id, ErrBadLabel, "mode %q, want one of %v", mode, Modes)
+	if _, ok := segmode.Lookup(segmode.Mode(mode)); !ok {
+		b.fail(id, ErrBadLabel, "mode %q, want one of %v", mode, segmode.Names())
 		return
 	}
 	b.snap.Info = Info{Mode: mode, Format: labels[LabelFormat], Client: labels[LabelClient], Present: true}

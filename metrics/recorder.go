@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	segmode "github.com/segdiff/segdiff/diffusion/mode"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -61,11 +63,11 @@ func WithRetainedSlots(n int) Option {
 }
 
 // WithInfo sets the labels of payload_diffusion_info. Required: mode is one
-// of Modes, format (e.g. "segdiff/1") and client are non-empty.
+// of package mode's names, format (e.g. "segdiff/1") and client are non-empty.
 func WithInfo(mode, format, client string) Option {
 	return func(o *recorderOptions) error {
-		if !slices.Contains(Modes, mode) {
-			return fmt.Errorf("info mode %q: want one of %v", mode, Modes)
+		if _, ok := segmode.Lookup(segmode.Mode(mode)); !ok {
+			return fmt.Errorf("info mode %q: want one of %v", mode, segmode.Names())
 		}
 		if format == "" {
 			return errors.New("info format: empty")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	stresspkg "github.com/segdiff/segdiff/internal/stress"
+
 	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/metrics/metricstest"
@@ -51,7 +53,7 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	// A stress configuration acts as far as a fake can: payload-size sets
 	// the reported raw size, and omit leaves every receiver stranded unless
 	// the mode's parity spares the omitted parts.
-	_, stress, err := devnet.ParseStress(cfg.Stress)
+	stress, err := stresspkg.Parse(cfg.Stress)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,12 @@ import (
 	"regexp"
 	"strings"
 
+	stresspkg "github.com/segdiff/segdiff/internal/stress"
+
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/diffusion/mode"
-	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // modes matches one diffusion mode name (package mode's list).
@@ -108,8 +109,8 @@ func (s *Suite) aDevnetWithPreset(ctx context.Context, mode, preset string) erro
 	return st.use(cfg)
 }
 
-// aStressedDevnet selects a devnet under a stress configuration
-// (devnet.ParseStress: "withholders=50%, loss-data=5%").
+// aStressedDevnet selects a devnet under a stress (package stress:
+// "withholder=50%, loss-data=5%").
 func (s *Suite) aStressedDevnet(ctx context.Context, mode, stress string) error {
 	st, err := state(ctx)
 	if err != nil {
@@ -119,9 +120,11 @@ func (s *Suite) aStressedDevnet(ctx context.Context, mode, stress string) error 
 	if err != nil {
 		return err
 	}
-	if cfg.Stress, _, err = devnet.ParseStress(stress); err != nil {
+	set, err := stresspkg.Parse(stress)
+	if err != nil {
 		return err
 	}
+	cfg.Stress = set.String()
 	return st.use(cfg)
 }
 

@@ -28,6 +28,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	stresspkg "github.com/segdiff/segdiff/internal/stress"
+
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/internal/devnet"
@@ -376,11 +378,11 @@ func (s *Suite) configsOf(text string) []devnet.Config {
 	if m := reDevnet.FindStringSubmatch(text); m != nil {
 		modes = m[1:2]
 	} else if m := reStressed.FindStringSubmatch(text); m != nil {
-		canonical, _, err := devnet.ParseStress(m[2])
+		set, err := stresspkg.Parse(m[2])
 		if err != nil {
 			return nil // the step itself reports it
 		}
-		modes, stress = m[1:2], canonical
+		modes, stress = m[1:2], set.String()
 	} else if m := reDevnetPreset.FindStringSubmatch(text); m != nil {
 		modes, preset = m[1:2], m[2]
 	} else if m := reIdentical.FindStringSubmatch(text); m != nil {

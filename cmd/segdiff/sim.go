@@ -23,9 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/diffusion/mode"
-	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
@@ -33,13 +31,14 @@ func init() {
 	register("sim", command{summary: "run the embedded (simulated) devnet and print completion, bytes and PTC figures", run: runSim})
 }
 
-// simFlags are the sim subcommand's flags. Configuration flags override
-// the preset only when given: a given value is used as it is (0 is not
-// "default"), and Config.Validate rejects what is out of range.
+// simFlags are the sim subcommand's flags. The configuration flags are a
+// view of the run spec (embedded.Keys): each sets one key, over the preset
+// or the --spec file, only when given (0 is not "default"), and
+// Config.Validate is the one check.
 type simFlags struct {
-	preset              string
+	preset, spec        string
 	modes, seeds        string
-	apply               []func(*embedded.Config)
+	set                 [][2]string // key, value, in command-line order
 	jsonPath, endpoints string
 	serve               string
 	cpuProfile          string
@@ -50,7 +49,8 @@ type simFlags struct {
 
 const simSynopsis = `usage: segdiff sim [flags]
 Runs the embedded devnet: a summary table on stdout, progress on stderr.
-Configuration flags override the preset only when given.
+The run spec is the --preset (or the --spec file) with every configuration
+flag given applied over it.
 
 flags:
 `
@@ -61,53 +61,8 @@ func parseSimFlags(args []string, help io.Writer) (*simFlags, error) {
 	fs := newFlagSet("sim")
 	f := &simFlags{}
 	ci, study := embedded.DefaultConfig(), mustPreset(embedded.PresetStudy500)
-	// both names a preset default: "32 (study-500: 500)".
-	both := func(a, b any) string {
-		if fmt.Sprint(a) == fmt.Sprint(b) {
-			return fmt.Sprint(a)
-		}
-		return fmt.Sprintf("%v (study-500: %v)", a, b)
-	}
-	intFlag := func(name, usage string, def string, set func(*embedded.Config, int)) {
-		fs.Func(name, usage+" (default "+def+")", func(s string) error {
-			v, err := strconv.Atoi(s)
-			if err != nil {
-				return fmt.Errorf("not an integer: %q", s)
-			}
-			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
-			return nil
-		})
-	}
-	floatFlag := func(name, usage string, def string, set func(*embedded.Config, float64)) {
-		fs.Func(name, usage+" (default "+def+")", func(s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return fmt.Errorf("not a number: %q", s)
-			}
-			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
-			return nil
-		})
-	}
-	durFlag := func(name, usage string, def time.Duration, set func(*embedded.Config, time.Duration)) {
-		fs.Func(name, usage+" (default "+def.String()+")", func(s string) error {
-			v, err := time.ParseDuration(s)
-			if err != nil {
-				return fmt.Errorf("not a duration: %q", s)
-			}
-			f.apply = append(f.apply, func(c *embedded.Config) { set(c, v) })
-			return nil
-		})
-	}
-	strFlag := func(name, usage string, def string, set func(*embedded.Config, string)) {
-		fs.Func(name, usage+" (default "+def+")", func(s string) error {
-			if s == "" {
-				return errors.New("empty (leave the flag out for the default)")
-			}
-			f.apply = append(f.apply, func(c *embedded.Config) { set(c, s) })
-			return nil
-		})
-	}
 	fs.StringVar(&f.preset, "preset", embedded.PresetCI, "named configuration: ci or study-500; other flags override it")
+	fs.StringVar(&f.spec, "spec", "", "a run spec (JSON, as the suite's backend and sweep cells write it) instead of --preset; other flags override it")
 	// Func, not String: an empty --mode or --seed is an error, not the default.
 	listFlag := func(name, usage string, dst *string) {
 		fs.Func(name, usage, func(s string) error {
@@ -120,43 +75,29 @@ func parseSimFlags(args []string, help io.Writer) (*simFlags, error) {
 	}
 	listFlag("mode", "diffusion mode(s), comma separated: "+strings.Join(mode.Names(), ", ")+" (default "+string(ci.Mode)+")", &f.modes)
 	listFlag("seed", "seed(s), comma separated; a seed fixes topology, link classes and placement (default "+strconv.FormatInt(ci.Seed, 10)+")", &f.seeds)
-	intFlag("nodes", "nodes including the builder", both(ci.Nodes, study.Nodes), func(c *embedded.Config, v int) { c.Nodes = v })
-	intFlag("builder", "index of the builder node", "0", func(c *embedded.Config, v int) { c.Builder = v })
-	intFlag("degree", "connections per node (random regular graph; at most nodes-1, nodes×degree even)", both(ci.Degree, study.Degree), func(c *embedded.Config, v int) { c.Degree = v })
-	intFlag("mesh-d", "gossipsub D (Dlo, Dhi follow: 8 → 6/12)", both(ci.MeshD, study.MeshD), func(c *embedded.Config, v int) { c.MeshD = v })
-	intFlag("dlazy", "gossipsub Dlazy: the least number of non-mesh peers sent IHAVE each heartbeat", both(ci.GossipLazy, study.GossipLazy), func(c *embedded.Config, v int) { c.GossipLazy = v })
-	floatFlag("gossip-factor", "gossipsub gossip factor: the share of non-mesh peers sent IHAVE each heartbeat; --dlazy 0 --gossip-factor 0 turns IHAVE/IWANT off", both(ci.GossipFactor, study.GossipFactor), func(c *embedded.Config, v float64) { c.GossipFactor = v })
-	intFlag("payloads", "payloads, one slot apart; the first (cold) is summarised apart from the warm ones", both(ci.Payloads, study.Payloads), func(c *embedded.Config, v int) { c.Payloads = v })
-	intFlag("payload-size", "raw payload body size in bytes", both(ci.PayloadSize, study.PayloadSize), func(c *embedded.Config, v int) { c.PayloadSize = v })
-	intFlag("segment-size", "segment size in bytes", both(ci.SegmentSize, study.SegmentSize), func(c *embedded.Config, v int) { c.SegmentSize = v })
-	strFlag("segment-order", "how segment modes cut a payload: compress-then-cut (segdiff/1) or cut-then-compress (the study's arm; segdiff/2 shards)", ci.SegmentOrder+" (study-500: "+study.SegmentOrder+")", func(c *embedded.Config, v string) { c.SegmentOrder = v })
-	intFlag("parity-shards", "parity shards of the erasure code in coded modes (tier3); 0: as many as data shards", "0", func(c *embedded.Config, v int) { c.ParityShards = v })
-	intFlag("push-width", "mesh peers each new segment is pushed to eagerly (phase-forwarding modes)", strconv.Itoa(diffusion.DefaultPushWidth), func(c *embedded.Config, v int) { c.PushWidth = v })
-	durFlag("pull-window", "disciplined pulls: how long a request may stay unanswered before the next announcer is asked", diffusion.DefaultPullRules.Window, func(c *embedded.Config, v time.Duration) { c.Pulls.Window = v })
-	durFlag("pull-delay", "disciplined pulls: wait after the first announcement of a missing segment before asking (-1ns: at once)", diffusion.DefaultPullRules.Delay, func(c *embedded.Config, v time.Duration) { c.Pulls.Delay = v })
-	durFlag("pull-ban", "disciplined pulls: how long a peer whose request lapsed is not asked", diffusion.DefaultPullRules.Ban, func(c *embedded.Config, v time.Duration) { c.Pulls.Ban = v })
-	floatFlag("withholders", "share of non-builder nodes that announce and never answer a request (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Withholders = v })
-	floatFlag("silent", "share of non-builder nodes that also forward nothing (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Silent = v })
-	floatFlag("mute", "share of non-builder nodes that also announce nothing (0..0.5)", "0", func(c *embedded.Config, v float64) { c.Mute = v })
-	intFlag("omit", "parts (segments) of each payload the builder never sends", "0", func(c *embedded.Config, v int) { c.Omit = v })
-	floatFlag("loss-data", "probability that a payload delivery is dropped on arrival (0 ≤ p < 1)", "0", func(c *embedded.Config, v float64) { c.LossData = v })
-	floatFlag("loss-requests", "probability that a request (IWANT, WANT) is dropped on arrival (0 ≤ p < 1)", "0", func(c *embedded.Config, v float64) { c.LossRequests = v })
-	floatFlag("uplink-spread", "spread uplinks uniformly within ±this share of their class's rate, same mean (0..0.9)", "0", func(c *embedded.Config, v float64) { c.UplinkSpread = v })
-	floatFlag("datacenter-share", "share of non-builder nodes on 1 Gbps datacenter links (0..1)", both(ci.DatacenterShare, study.DatacenterShare), func(c *embedded.Config, v float64) { c.DatacenterShare = v })
-	strFlag("node-class", "link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom", string(ci.NodeClass), func(c *embedded.Config, v string) { c.NodeClass = devnet.LinkClass(v) })
-	strFlag("builder-class", "link class of the builder: home, datacenter, custom", string(ci.BuilderClass), func(c *embedded.Config, v string) { c.BuilderClass = devnet.LinkClass(v) })
-	intFlag("custom-up", "uplink of the custom class, Mbps", "50", func(c *embedded.Config, v int) { c.CustomUpMbps = v })
-	intFlag("custom-down", "downlink of the custom class, Mbps", "2 × up", func(c *embedded.Config, v int) { c.CustomDownMbps = v })
-	strFlag("latency", "latency model: geo (five regions, mean ≈56 ms one way) or uniform", ci.Latency, func(c *embedded.Config, v string) { c.Latency = v })
-	durFlag("uniform-latency", "one-way latency of the uniform model", ci.UniformLatency, func(c *embedded.Config, v time.Duration) { c.UniformLatency = v })
-	durFlag("slot", "slot duration", ci.SlotDuration, func(c *embedded.Config, v time.Duration) { c.SlotDuration = v })
-	durFlag("install-delay", "block install delay after arrival", ci.InstallDelay, func(c *embedded.Config, v time.Duration) { c.InstallDelay = v })
-	durFlag("install-timeout", "how long a payload message waits for its block", ci.InstallTimeout, func(c *embedded.Config, v time.Duration) { c.InstallTimeout = v })
-	durFlag("reveal-offset", "builder reveal time into the slot", ci.RevealOffset, func(c *embedded.Config, v time.Duration) { c.RevealOffset = v })
-	intFlag("payload-due-bps", "payload deadline, basis points of the slot", strconv.FormatUint(ci.PayloadDueBPS, 10), func(c *embedded.Config, v int) { c.PayloadDueBPS = uint64(max(v, 0)) })
-	intFlag("ptc-size", "payload-timeliness committee size", strconv.Itoa(ci.PTCSize), func(c *embedded.Config, v int) { c.PTCSize = v })
-	intFlag("validators-per-node", "validators on each non-builder node", strconv.Itoa(ci.ValidatorsPerNode), func(c *embedded.Config, v int) { c.ValidatorsPerNode = v })
-	durFlag("window", "completion budget the summary counts against", ci.Window, func(c *embedded.Config, v time.Duration) { c.Window = v })
+	for _, k := range embedded.Keys() {
+		if k.Name == "mode" || k.Name == "seed" {
+			continue
+		}
+		def := ci.Get(k.Name)
+		if s := study.Get(k.Name); s != def {
+			def += " (study-500: " + s + ")"
+		}
+		if def == "" || def == " (study-500: )" {
+			def = "unset"
+		}
+		fs.Func(k.Name, k.Doc+" (default "+def+")", func(v string) error {
+			if v == "" {
+				return errors.New("empty (leave the flag out for the default)")
+			}
+			var probe embedded.Config
+			if err := probe.Set(k.Name, v); err != nil {
+				return err
+			}
+			f.set = append(f.set, [2]string{k.Name, v})
+			return nil
+		})
+	}
 	fs.StringVar(&f.jsonPath, "json", "", "write the full results (per node, per slot) as JSON to this file")
 	fs.StringVar(&f.serve, "serve", "", "after the run keep serving every node's metrics at http://ADDR/nodes/<id>/metrics until interrupted (one run only)")
 	fs.StringVar(&f.endpoints, "endpoints", "", "write the endpoints descriptor (nodes, metrics URLs, timing, PTC votes) as JSON to this file")
@@ -194,37 +135,38 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--preset: %w", err)
 	}
-	for _, apply := range f.apply {
-		apply(&base)
+	if f.spec != "" {
+		if f.preset != embedded.PresetCI {
+			return nil, errors.New("--spec and --preset both given: the spec is a whole configuration")
+		}
+		if base, err = embedded.ReadSpec(f.spec); err != nil {
+			return nil, fmt.Errorf("--spec: %w", err)
+		}
+	}
+	for _, kv := range f.set {
+		if err := base.Set(kv[0], kv[1]); err != nil {
+			return nil, fmt.Errorf("--%s: %w", kv[0], err)
+		}
 	}
 	base.HeapProfile = f.memProfile
-	modes := []devnet.Mode{base.Mode}
+	modes := []string{string(base.Mode)}
 	if f.modes != "" {
-		modes = nil
-		for _, s := range strings.Split(f.modes, ",") {
-			m, err := devnet.ParseMode(strings.TrimSpace(s))
-			if err != nil {
-				return nil, fmt.Errorf("--mode: %w", err)
-			}
-			modes = append(modes, m)
-		}
+		modes = strings.Split(f.modes, ",")
 	}
-	seeds := []int64{base.Seed}
+	seeds := []string{strconv.FormatInt(base.Seed, 10)}
 	if f.seeds != "" {
-		seeds = nil
-		for _, s := range strings.Split(f.seeds, ",") {
-			v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("--seed: %q is not an integer", s)
-			}
-			seeds = append(seeds, v)
-		}
+		seeds = strings.Split(f.seeds, ",")
 	}
 	var out []embedded.Config
 	for _, m := range modes {
-		for _, s := range seeds {
+		for _, seed := range seeds {
 			c := base
-			c.Mode, c.Seed = m, s
+			if err := c.Set("mode", strings.TrimSpace(m)); err != nil {
+				return nil, fmt.Errorf("--mode: %w", err)
+			}
+			if err := c.Set("seed", strings.TrimSpace(seed)); err != nil {
+				return nil, fmt.Errorf("--seed: %w", err)
+			}
 			if err := c.Validate(); err != nil {
 				return nil, flagErrors(err)
 			}
@@ -237,18 +179,6 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 	return out, nil
 }
 
-// configFlags names the flag that sets each Config key.
-var configFlags = map[string]string{
-	"nodes": "nodes", "builder": "builder", "degree": "degree", "mesh_d": "mesh-d", "gossip_lazy": "dlazy",
-	"gossip_factor": "gossip-factor", "mode": "mode", "seed": "seed", "payloads": "payloads", "payload_size": "payload-size",
-	"segment_size": "segment-size", "datacenter_share": "datacenter-share", "node_class": "node-class",
-	"builder_class": "builder-class", "custom_up_mbps": "custom-up", "custom_down_mbps": "custom-down",
-	"segment_order": "segment-order", "parity_shards": "parity-shards", "push_width": "push-width", "withholders": "withholders", "silent": "silent", "mute": "mute", "omit": "omit",
-	"loss_data": "loss-data", "loss_requests": "loss-requests", "uplink_spread": "uplink-spread", "pulls": "pull-window/--pull-delay/--pull-ban", "latency": "latency", "uniform_latency": "uniform-latency", "slot_duration": "slot", "install_delay": "install-delay",
-	"install_timeout": "install-timeout", "reveal_offset": "reveal-offset", "payload_due_bps": "payload-due-bps",
-	"ptc_size": "ptc-size", "validators_per_node": "validators-per-node", "window": "window",
-}
-
 // flagErrors renders a config validation error by the flags that set the
 // invalid keys: "--dlazy (gossip_lazy): -3, want >= 0".
 func flagErrors(err error) error {
@@ -256,10 +186,16 @@ func flagErrors(err error) error {
 	if !errors.As(err, &ve) {
 		return err
 	}
+	flags := map[string]string{}
+	for _, k := range embedded.Keys() {
+		if k.JSON != "" {
+			flags[k.JSON] = k.Name
+		}
+	}
 	msgs := make([]string, len(ve.Fields))
 	for i, f := range ve.Fields {
 		name := f.Key
-		if fl, ok := configFlags[f.Key]; ok {
+		if fl, ok := flags[f.Key]; ok {
 			name = "--" + fl + " (" + f.Key + ")"
 		}
 		msgs[i] = name + ": " + f.Err.Error()

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/suggest"
 	"github.com/segdiff/segdiff/internal/sweep"
@@ -135,16 +134,15 @@ func sweepBudget(s string) (int64, error) {
 // loadPlan reads and checks a grid; on a bad grid it reports every problem
 // and returns nil with exit code 2.
 func loadPlan(path string, mem sweep.Memory, stderr io.Writer) (*sweep.Plan, int) {
-	sim := simKeys{}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep: read grid: %v\n", err)
 		return nil, 2
 	}
-	g, err := sweep.Decode(path, b, sim.Keys()...)
+	g, err := sweep.Decode(path, b)
 	var p *sweep.Plan
 	if err == nil {
-		p, err = sweep.NewPlan(g, sim, mem)
+		p, err = sweep.NewPlan(g, mem)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "segdiff sweep: bad grid, nothing was run:\n%v\n", err)
@@ -428,60 +426,4 @@ func parseTolerance(s string) (map[sweep.Metric]float64, error) {
 		out[m] = f
 	}
 	return out, nil
-}
-
-// simKeys is the sweep's view of `segdiff sim`: the sim's own flags and
-// its own flag parsing and validation, so a grid means what the same flags
-// mean on the command line.
-type simKeys struct{}
-
-// Keys lists the sim's configuration flags (configFlags' values).
-func (simKeys) Keys() []string {
-	var out []string
-	for _, fl := range configFlags {
-		out = append(out, strings.Split(fl, "/--")...)
-	}
-	return out
-}
-
-// Resolve parses args as the sim does and returns the configuration of
-// its one run. The sim reports invalid values by flag name in a single
-// string; the sweep needs them by key, so on an invalid configuration the
-// configuration is validated here for the structured error.
-func (simKeys) Resolve(args []string) (embedded.Config, error) {
-	f, err := parseSimFlags(args, io.Discard)
-	if err != nil {
-		return embedded.Config{}, err
-	}
-	cfgs, err := f.configs()
-	if err == nil {
-		if len(cfgs) != 1 {
-			return embedded.Config{}, fmt.Errorf("want one mode and one seed per cell, got %d runs", len(cfgs))
-		}
-		return cfgs[0], nil
-	}
-	base, perr := embedded.Preset(f.preset)
-	if perr != nil {
-		return embedded.Config{}, err
-	}
-	for _, apply := range f.apply {
-		apply(&base)
-	}
-	if f.modes != "" {
-		base.Mode = devnet.Mode(f.modes) // one mode per cell; Validate names a bad one
-	}
-	if verr := base.Validate(); verr != nil {
-		return embedded.Config{}, verr
-	}
-	return embedded.Config{}, err
-}
-
-// FlagOf names the sim flag that sets a configuration key.
-func (simKeys) FlagOf(key string) string {
-	fl, ok := configFlags[key]
-	if !ok {
-		return ""
-	}
-	first, _, _ := strings.Cut(fl, "/--")
-	return first
 }

@@ -65,29 +65,6 @@ func TestShippedGrids(t *testing.T) {
 	}
 }
 
-// The sim adapter accepts exactly the sim's flags and reports its errors
-// by key.
-func TestSimKeys(t *testing.T) {
-	keys := simKeys{}.Keys()
-	for _, k := range []string{"nodes", "mode", "seed", "datacenter-share", "builder-class", "node-class", "custom-up", "custom-down", "payload-size", "dlazy", "pull-ban"} {
-		if !slices.Contains(keys, k) {
-			t.Errorf("key %s missing from %v", k, keys)
-		}
-	}
-	for _, k := range []string{"json", "serve", "procs", "max-memory", "preset"} {
-		if slices.Contains(keys, k) {
-			t.Errorf("%s is not a configuration key", k)
-		}
-	}
-	cfg, err := simKeys{}.Resolve([]string{"--preset", "study-500", "--nodes", "200", "--mode", "whole", "--seed", "9"})
-	if err != nil || cfg.Nodes != 200 || cfg.Degree != 70 || cfg.Mode != "whole" || cfg.Seed != 9 {
-		t.Errorf("resolve = %+v, %v", cfg, err)
-	}
-	if sk := (simKeys{}); sk.FlagOf("gossip_lazy") != "dlazy" || sk.FlagOf("pulls") != "pull-window" {
-		t.Error("FlagOf does not follow the sim's flags")
-	}
-}
-
 // A bad grid is refused before anything runs, naming file, line and key,
 // and leaves no output directory.
 func TestSweepRejectsBadGrids(t *testing.T) {

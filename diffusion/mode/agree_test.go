@@ -14,15 +14,15 @@ import (
 
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/internal/clientpatch"
-	"github.com/segdiff/segdiff/internal/devnet"
-	"github.com/segdiff/segdiff/internal/params"
-	"github.com/segdiff/segdiff/metrics"
 	"github.com/segdiff/segdiff/steps"
 )
 
-// TestEveryListAgrees fails when any list of diffusion modes in the
-// repository disagrees with package mode's table.
+// TestEveryListAgrees fails when a list of diffusion modes that cannot be
+// derived from package mode's table disagrees with it: the registered
+// policies (every mode needs one), the Kurtosis package's Starlark, the
+// client manifest and the step sentences. Go code reads the table itself.
 func TestEveryListAgrees(t *testing.T) {
 	all, clients := mode.Names(), mode.ClientNames()
 	var policies []string
@@ -34,17 +34,10 @@ func TestEveryListAgrees(t *testing.T) {
 		got, want []string
 	}{
 		{"diffusion policies (the embedded devnet runs every mode)", policies, all},
-		{"metrics contract mode label", metrics.Modes, all},
-		{"network-params segdiff.mode values", params.SegdiffModes, clients},
 		{"kurtosis/src/package_io/constants.star MODES", starlarkList(t, "MODES"), clients},
 	} {
 		if !slices.Equal(tc.got, tc.want) {
 			t.Errorf("%s: %q, want %q (package mode)", tc.name, tc.got, tc.want)
-		}
-	}
-	for _, m := range all {
-		if _, err := devnet.ParseMode(m); err != nil {
-			t.Errorf("devnet.ParseMode(%q): %v", m, err)
 		}
 	}
 	// Every client image runs a mode clients can run.
@@ -75,26 +68,15 @@ func TestEveryListAgrees(t *testing.T) {
 	}
 }
 
-// TestEveryRoleListAgrees: the diffusion roles a network-params participant
-// may ask for (segdiff.role) are package diffusion's, in every list that
-// names them: clientpatch (clients.yaml roles:, resolution), params (the
-// check) and the Kurtosis package's constants.star.
-func TestEveryRoleListAgrees(t *testing.T) {
-	want := diffusion.RoleNames()
-	for _, tc := range []struct {
-		name string
-		got  []string
-	}{
-		{"clientpatch.RoleNames", clientpatch.RoleNames()},
-		{"params.Roles", params.Roles},
-		{"kurtosis/src/package_io/constants.star DIFFUSION_ROLES", starlarkList(t, "DIFFUSION_ROLES")},
-	} {
-		if !slices.Equal(tc.got, want) {
-			t.Errorf("%s: %q, want %q (diffusion.RoleNames)", tc.name, tc.got, want)
-		}
-	}
-	if _, err := diffusion.RoleNamed(clientpatch.RoleRelay); err != nil {
-		t.Errorf("the default role: %v", err)
+// TestStarlarkRolesAgree: the Kurtosis package's Starlark checks a
+// participant's segdiff.role against its own list, which must be package
+// role's (Go code reads package role itself).
+func TestStarlarkRolesAgree(t *testing.T) {
+	got, want := starlarkList(t, "DIFFUSION_ROLES"), role.Names()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("kurtosis/src/package_io/constants.star DIFFUSION_ROLES: %q, want %q (package role)", got, want)
 	}
 }
 

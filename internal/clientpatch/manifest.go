@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/segdiff/segdiff/diffusion/role"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
@@ -379,17 +381,17 @@ func (m *Manifest) checkRoles(i int) []error {
 	if len(c.Roles) > 0 && c.Layer != LayerCL {
 		bad("roles", "only a cl entry can map roles: they are beacon-node flags")
 	}
-	for _, role := range slices.Sorted(maps.Keys(c.Roles)) {
-		key := "roles." + role
+	for _, name := range slices.Sorted(maps.Keys(c.Roles)) {
+		key := "roles." + name
 		switch {
-		case role == RoleRelay:
+		case name == role.Relay.Name:
 			bad(key, "relay is every client's default and takes no parameters; map only %s", strings.Join(adversarialRoles(), ", "))
-		case !slices.Contains(roleNames, role):
-			bad(key, "unknown role %q; use one of %s", role, strings.Join(adversarialRoles(), ", "))
-		case len(c.Roles[role]) == 0:
-			bad(key, "no parameters: list the flags that make the image play %s", role)
+		case !slices.Contains(adversarialRoles(), name):
+			bad(key, "unknown role %q; use one of %s", name, strings.Join(adversarialRoles(), ", "))
+		case len(c.Roles[name]) == 0:
+			bad(key, "no parameters: list the flags that make the image play %s", name)
 		}
-		for j, p := range c.Roles[role] {
+		for j, p := range c.Roles[name] {
 			if !paramRE.MatchString(p) {
 				bad(key, "entry %d: want a flag starting with '-', got %q", j, p)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segdiff/segdiff/diffusion/role"
+
 	"github.com/segdiff/segdiff/internal/repo"
 
 	"github.com/segdiff/segdiff/internal/clientpatch"
@@ -39,7 +41,7 @@ func TestNightly_Repository(t *testing.T) {
 	}
 	stress, ok := jobs["network-params/stress-withholders.yaml"]
 	c, _ := m.Lookup(stress.Client)
-	if !ok || c == nil || c.Roles[clientpatch.RoleWithholder] == nil {
+	if !ok || c == nil || c.Roles[role.Withholder.Name] == nil {
 		t.Errorf("stress-withholders.yaml: job %+v, want it under a client that maps withholder", stress)
 	}
 	if len(n.Images) != 1 || n.Images[0].Client != "prysm-segmented" {

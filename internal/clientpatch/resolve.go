@@ -3,6 +3,8 @@ package clientpatch
 import (
 	"fmt"
 	"strings"
+
+	rolepkg "github.com/segdiff/segdiff/diffusion/role"
 )
 
 // ImageRefPrefix starts an image reference to a manifest entry: a
@@ -158,7 +160,7 @@ func resolveParticipant(p map[string]any, m *Manifest, roles bool) error {
 			}
 		}
 	}
-	if role == "" || role == RoleRelay {
+	if role == "" || role == rolepkg.Relay.Name {
 		return nil
 	}
 	return resolveRole(p, m, role)

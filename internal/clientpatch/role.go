@@ -6,18 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-)
 
-// Diffusion roles a participant may ask for with segdiff.role in a
-// network-params file: the names of package diffusion's roles (diffusion.
-// RoleNames; an agreement test keeps the two equal). relay, the honest node,
-// is the default and needs no parameters; each other role is played by an
-// image whose client-patches entry maps it to flags (Client.Roles).
-const (
-	RoleRelay      = "relay"
-	RoleWithholder = "withholder"
-	RoleSilent     = "silent"
-	RoleMute       = "mute"
+	"github.com/segdiff/segdiff/diffusion/role"
 )
 
 // ParticipantKey is the participant key (in participants[] and
@@ -29,17 +19,12 @@ const (
 	RoleKey        = "role"
 )
 
-var roleNames = []string{RoleMute, RoleRelay, RoleSilent, RoleWithholder}
-
-// RoleNames lists the roles, sorted.
-func RoleNames() []string { return slices.Clone(roleNames) }
-
+// adversarialRoles names the roles a client entry may map to flags: every
+// role but the relay, which is every client's default (package role).
 func adversarialRoles() []string {
-	out := make([]string, 0, len(roleNames)-1)
-	for _, r := range roleNames {
-		if r != RoleRelay {
-			out = append(out, r)
-		}
+	var out []string
+	for _, r := range role.Adversarial() {
+		out = append(out, r.Name)
 	}
 	return out
 }
@@ -94,14 +79,14 @@ func participantRole(p map[string]any) (string, error) {
 	if !ok || rv == nil {
 		return "", nil
 	}
-	role, ok := rv.(string)
+	name, ok := rv.(string)
 	if !ok {
 		return "", &keyErr{ParticipantKey + "." + RoleKey, fmt.Errorf("want a role name, got %T", rv)}
 	}
-	if !slices.Contains(roleNames, role) {
-		return "", &keyErr{ParticipantKey + "." + RoleKey, fmt.Errorf("unknown role %q (known: %s)", role, strings.Join(roleNames, ", "))}
+	if _, known := role.Lookup(name); !known {
+		return "", &keyErr{ParticipantKey + "." + RoleKey, fmt.Errorf("unknown role %q (known: %s)", name, strings.Join(role.Names(), ", "))}
 	}
-	return role, nil
+	return name, nil
 }
 
 // HasRoles reports whether any participants[] or participants_matrix entry

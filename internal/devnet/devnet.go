@@ -11,26 +11,37 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/segdiff/segdiff/diffusion/role"
 )
 
-// Role is what a node does in the devnet. A node may hold several roles.
+// Role is what a node does in the devnet. A node may hold several roles:
+// its function (builder, proposer, node) and, when it plays one, an
+// adversarial diffusion role named as package role names it ("withholder").
 type Role string
 
-// Roles known to the suite.
+// The functions a node holds.
 const (
 	RoleBuilder  Role = "builder"  // reveals execution payloads
 	RoleProposer Role = "proposer" // publishes beacon blocks
 	RoleNode     Role = "node"     // a beacon node that only relays and attests
-	// Adversarial roles of the stress list; verdicts cover the other nodes.
-	RoleWithholder Role = "withholder" // announces, never answers a request
-	RoleSilent     Role = "silent"     // also forwards nothing
-	RoleMute       Role = "mute"       // also announces nothing
 )
 
-// Adversarial reports whether r is one of the stress list's refusing
-// roles.
+// Adversarial reports whether r is one of package role's refusing roles:
+// verdicts cover the other nodes.
 func (r Role) Adversarial() bool {
-	return r == RoleWithholder || r == RoleSilent || r == RoleMute
+	d, ok := role.Lookup(string(r))
+	return ok && !d.Honest()
+}
+
+// Known reports whether r is a function or a diffusion role segdiff knows;
+// a node holding an unknown role cannot be judged honest or not.
+func (r Role) Known() bool {
+	if r == RoleBuilder || r == RoleProposer || r == RoleNode {
+		return true
+	}
+	_, ok := role.Lookup(string(r))
+	return ok
 }
 
 // LinkClass names a node's access link. Reports group nodes by it.

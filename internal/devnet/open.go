@@ -40,7 +40,7 @@ type Config struct {
 	// Preset names a backend-specific preset, e.g. a network-params file for
 	// Kurtosis or a named embedded configuration ("ci", "study-500").
 	Preset string
-	// Stress is a canonical stress configuration (ParseStress): roles,
+	// Stress is a stress in package stress's canonical form (Set.String): roles,
 	// faults and sizes of the design's stress list; "" for none. A backend
 	// that cannot apply it fails Open.
 	Stress string

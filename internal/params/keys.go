@@ -1,7 +1,6 @@
 package params
 
 import (
-	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/internal/clientpatch"
 )
 
@@ -227,7 +226,6 @@ var (
 		"link_classes": {"default", "overrides", "custom", "home", "datacenter"},
 		"load":         LoadKeys,
 	}
-	SegdiffModes          = mode.ClientNames()
 	LinkClasses           = []string{"home", "datacenter", "custom"}
 	LinkClassOverrideKeys = []string{"participant", "class"}
 	LinkClassCustomKeys   = []string{"up_mbps", "down_mbps", "latency_ms", "loss_percent"}
@@ -238,7 +236,4 @@ var (
 	// section (participants[] and participants_matrix.cl[] entries), which
 	// `segdiff devnet up` and the package read and ethereum-package never sees.
 	ParticipantSegdiffKeys = []string{clientpatch.RoleKey}
-	// Roles are the diffusion roles segdiff.role takes (package diffusion's
-	// names; relay is the default).
-	Roles = clientpatch.RoleNames()
 )

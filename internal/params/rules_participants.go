@@ -182,7 +182,7 @@ func (r *run) clientModes(f *facts) {
 	if n := valueOf(f.segdiff, "mode"); n != nil {
 		mode = deref(n).Value
 	}
-	if !slices.Contains(SegdiffModes, mode) || r.c.clients == nil {
+	if !slices.Contains(segmode.ClientNames(), mode) || r.c.clients == nil {
 		return // a bad mode is reported by the segdiff rule
 	}
 	for _, e := range f.entries {

@@ -9,6 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/internal/clientpatch"
 )
 
@@ -46,8 +48,9 @@ func (r *run) segdiff(f *facts) {
 }
 
 func (r *run) segdiffMode(_ *facts, n *yaml.Node, path string) {
-	if v := deref(n).Value; !slices.Contains(SegdiffModes, v) {
-		r.add(n, path, "unknown mode %q; use one of %s%s", v, strings.Join(SegdiffModes, ", "), suggest(v, SegdiffModes))
+	if modes := mode.ClientNames(); !slices.Contains(modes, deref(n).Value) {
+		v := deref(n).Value
+		r.add(n, path, "unknown mode %q; use one of %s%s", v, strings.Join(modes, ", "), suggest(v, modes))
 	}
 }
 
@@ -224,12 +227,13 @@ func (r *run) roles(f *facts) {
 
 // role checks one segdiff.role against the entry's CL image.
 func (r *run) role(e entry, n *yaml.Node, path string) {
-	role := deref(n).Value
-	if !isString(n) || !slices.Contains(Roles, role) {
-		r.add(n, path, "unknown role %q; use one of %s%s", role, strings.Join(Roles, ", "), suggest(role, Roles))
+	name := deref(n).Value
+	if _, known := role.Lookup(name); !isString(n) || !known {
+		names := role.Names()
+		r.add(n, path, "unknown role %q; use one of %s%s", name, strings.Join(names, ", "), suggest(name, names))
 		return
 	}
-	if role == clientpatch.RoleRelay {
+	if name == role.Relay.Name {
 		return
 	}
 	image, clType := "", "lighthouse"
@@ -242,29 +246,29 @@ func (r *run) role(e entry, n *yaml.Node, path string) {
 		}
 	}
 	if r.c.clients == nil {
-		r.add(n, path, "role %s is played by flags a client-patches entry maps it to, but no client manifest was loaded", role)
+		r.add(n, path, "role %s is played by flags a client-patches entry maps it to, but no client manifest was loaded", name)
 		return
 	}
 	ref, isRef := strings.CutPrefix(image, ClientsRefPrefix)
 	switch {
 	case image == "":
 		r.add(n, path, "role %s needs a client with a flag for it, but cl_image is not set: ethereum-package's default %s image has none; clients with role flags in %s: %s",
-			role, clType, r.c.clientsSource, r.roleClients())
+			name, clType, r.c.clientsSource, r.roleClients())
 	case !isRef:
 		r.add(n, path, "role %s needs a client with a flag for it, but cl_image %s is not an @clients/ entry of %s; clients with role flags: %s",
-			role, image, r.c.clientsSource, r.roleClients())
+			name, image, r.c.clientsSource, r.roleClients())
 	default:
 		entry, ok := r.c.clients[ref]
 		if !ok {
 			return // reported by client-refs
 		}
-		if !slices.Contains(entry.Roles, role) {
+		if !slices.Contains(entry.Roles, name) {
 			has := strings.Join(entry.Roles, ", ")
 			if has == "" {
 				has = "none"
 			}
 			r.add(n, path, "client %s (cl_image %s) has no flag for role %s in %s (its roles: %s); clients with role flags: %s",
-				ref, image, role, r.c.clientsSource, has, r.roleClients())
+				ref, image, name, r.c.clientsSource, has, r.roleClients())
 		}
 	}
 }
@@ -304,7 +308,7 @@ func (r *run) builderRoles(f *facts) {
 			continue
 		}
 		n := valueOf(sec.v, clientpatch.RoleKey)
-		if role := deref(n).Value; n == nil || role == clientpatch.RoleRelay || !slices.Contains(Roles, role) {
+		if r, known := role.Lookup(deref(n).Value); n == nil || !known || r.Honest() {
 			continue
 		}
 		r.add(n, join(p.path(clientpatch.ParticipantKey), clientpatch.RoleKey),

@@ -126,7 +126,7 @@ func (r *Run) AddBudget(b BudgetLine) {
 }
 
 // devnetLabel names the devnet of config key key briefly, by what tells
-// one series from another in a run: "tier2 withholders=0.5 (ci)". A key
+// one series from another in a run: "tier2 withholder=0.5 (ci)". A key
 // the run did not describe (its devnet failed to open) is returned as is.
 func (r Run) devnetLabel(key string) string {
 	d, ok := r.Devnets[key]

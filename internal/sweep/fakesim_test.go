@@ -35,82 +35,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testSim knows a few of the sim's flags: enough for the test grids.
-type testSim struct{}
-
-var testSetters = map[string]func(c *embedded.Config, v string) error{
-	"nodes":            intSetter(func(c *embedded.Config, v int) { c.Nodes = v }),
-	"degree":           intSetter(func(c *embedded.Config, v int) { c.Degree = v }),
-	"payloads":         intSetter(func(c *embedded.Config, v int) { c.Payloads = v }),
-	"custom-up":        intSetter(func(c *embedded.Config, v int) { c.CustomUpMbps = v }),
-	"seed":             intSetter(func(c *embedded.Config, v int) { c.Seed = int64(v) }),
-	"mode":             func(c *embedded.Config, v string) error { c.Mode = devnet.Mode(v); return nil },
-	"node-class":       func(c *embedded.Config, v string) error { c.NodeClass = devnet.LinkClass(v); return nil },
-	"builder-class":    func(c *embedded.Config, v string) error { c.BuilderClass = devnet.LinkClass(v); return nil },
-	"datacenter-share": floatSetter(func(c *embedded.Config, v float64) { c.DatacenterShare = v }),
-	"withholders":      floatSetter(func(c *embedded.Config, v float64) { c.Withholders = v }),
-	"silent":           floatSetter(func(c *embedded.Config, v float64) { c.Silent = v }),
-	"loss-data":        floatSetter(func(c *embedded.Config, v float64) { c.LossData = v }),
-}
-
-func intSetter(set func(*embedded.Config, int)) func(*embedded.Config, string) error {
-	return func(c *embedded.Config, s string) error {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			return fmt.Errorf("not an integer: %q", s)
-		}
-		set(c, v)
-		return nil
-	}
-}
-
-func floatSetter(set func(*embedded.Config, float64)) func(*embedded.Config, string) error {
-	return func(c *embedded.Config, s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("not a number: %q", s)
-		}
-		set(c, v)
-		return nil
-	}
-}
-
-func (testSim) Keys() []string {
-	var out []string
-	for k := range testSetters {
-		out = append(out, k)
-	}
-	return out
-}
-
-func (testSim) FlagOf(key string) string {
-	return map[string]string{"nodes": "nodes", "degree": "degree", "payloads": "payloads", "custom_up_mbps": "custom-up",
-		"seed": "seed", "mode": "mode", "node_class": "node-class", "builder_class": "builder-class", "datacenter_share": "datacenter-share"}[key]
-}
-
-func (testSim) Resolve(args []string) (embedded.Config, error) {
-	c := embedded.DefaultConfig()
-	for i := 0; i+1 < len(args); i += 2 {
-		k := strings.TrimPrefix(args[i], "--")
-		if k == "preset" {
-			p, err := embedded.Preset(args[i+1])
-			if err != nil {
-				return c, err
-			}
-			c = p
-			continue
-		}
-		set, ok := testSetters[k]
-		if !ok {
-			return c, fmt.Errorf("flag provided but not defined: -%s", k)
-		}
-		if err := set(&c, args[i+1]); err != nil {
-			return c, fmt.Errorf("invalid value %q for flag -%s: %w", args[i+1], k, err)
-		}
-	}
-	return c, c.Validate()
-}
-
 // fakeSim is the test binary as `segdiff sim`: completion times and copies
 // follow from the configuration (a slower custom uplink is slower, a
 // datacenter share faster, whole mode twice as slow; the seed moves them
@@ -122,20 +46,13 @@ func fakeSim(args []string) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	jsonPath := fs.String("json", "", "")
+	specPath := fs.String("spec", "", "")
 	fs.String("max-memory", "", "")
-	var rest []string
-	for k := range testSetters {
-		fs.Func(k, "", func(v string) error { rest = append(rest, "--"+k, v); return nil })
-	}
-	preset := fs.String("preset", "", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if *preset != "" {
-		rest = append([]string{"--preset", *preset}, rest...)
-	}
-	cfg, err := testSim{}.Resolve(rest)
+	cfg, err := embedded.ReadSpec(*specPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -182,7 +99,7 @@ func fakeResult(cfg embedded.Config) *embedded.Result {
 	}
 	factor *= 1 - 0.3*cfg.DatacenterShare
 	copies := 6.0
-	if cfg.Mode == devnet.Mode("whole") {
+	if cfg.Mode == devnet.ModeWhole {
 		factor, copies = factor*2, 4
 	}
 	jitter := float64(cfg.Seed%5) * 0.03
@@ -218,14 +135,14 @@ func (w testWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// mustPlan decodes a grid and plans it with testSim.
+// mustPlan decodes and plans a grid.
 func mustPlan(t *testing.T, grid string) *Plan {
 	t.Helper()
-	g, err := Decode("test.yaml", []byte(grid), testSim{}.Keys()...)
+	g, err := Decode("test.yaml", []byte(grid))
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	p, err := NewPlan(g, testSim{}, Memory{})
+	p, err := NewPlan(g, Memory{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
+	"github.com/segdiff/segdiff/internal/stress"
+	"github.com/segdiff/segdiff/internal/suggest"
 )
 
 // NetworkAxis is the axis of named network mixes: each point sets link and
@@ -23,20 +28,28 @@ const NetworkAxis = "network"
 const SeedKey = "seed"
 
 // StressAxis is the axis of named stress conditions from the design's
-// stress list ("w50: {withholders: 0.5}", "loss5: {loss-data: 0.05}").
+// stress list ("w50: {withholder: 0.5}", "loss5: {loss-data: 0.05}").
 const StressAxis = "stress"
 
-// networkKeys are the keys a network mix may set: the links and the
-// latency, nothing about the protocol, so that a column is a network.
-var networkKeys = []string{"datacenter-share", "builder-class", "node-class", "custom-up", "custom-down", "uplink-spread", "latency", "uniform-latency"}
-
-// stressKeys are the keys a stress condition may set: roles, faults and the
-// payload size of the stress list.
-var stressKeys = []string{"withholders", "silent", "mute", "omit", "loss-data", "loss-requests", "uplink-spread", "payload-size"}
-
-// mixAxes are the axes of named points, each with the keys its points may
-// set.
-var mixAxes = map[string][]string{NetworkAxis: networkKeys, StressAxis: stressKeys}
+// mixKeys returns the keys a point of a mix axis may set: for the network
+// axis the run spec's network keys (links and latency, nothing about the
+// protocol, so that a column is a network) and the spread of the uplinks;
+// for the stress axis every stress condition (package stress).
+func mixKeys(axis string) ([]string, bool) {
+	switch axis {
+	case NetworkAxis:
+		out := []string{stress.UplinkSpread.Name}
+		for _, k := range embedded.Keys() {
+			if k.Group == "network" {
+				out = append(out, k.Name)
+			}
+		}
+		return out, true
+	case StressAxis:
+		return stress.Names(), true
+	}
+	return nil, false
+}
 
 // Grid is a decoded grid file: a preset, keys fixed for every cell, and
 // axes whose product is the cells. Keys are `segdiff sim` flag names
@@ -111,8 +124,9 @@ func ReadGrid(path string) (*Grid, error) {
 }
 
 // Decode parses a grid file's content. It checks the shape and the key
-// names against keys (the sim's configuration flags); values are checked
-// by Plan, against the sim itself. Every problem found is returned, each a
+// names against the run spec's keys (embedded.Keys, the names `segdiff
+// sim`'s flags have); values are checked by NewPlan, against the spec's
+// validation. Every problem found is returned, each a
 // *GridError naming file, line and key.
 //
 //	name: smoke
@@ -124,9 +138,9 @@ func ReadGrid(path string) (*Grid, error) {
 //	    home: {}
 //	    dc20: {datacenter-share: 0.2}
 //	  seed: [7, 8]
-func Decode(file string, data []byte, keys ...string) (*Grid, error) {
+func Decode(file string, data []byte) (*Grid, error) {
 	d := &decoder{g: &Grid{File: file, Source: data}, known: map[string]bool{}}
-	for _, k := range keys {
+	for _, k := range embedded.KeyNames() {
 		d.known[k] = true
 	}
 	var doc yaml.Node
@@ -244,8 +258,8 @@ func kindName(n *yaml.Node) string {
 
 // key checks k names a sim configuration flag not set elsewhere.
 func (d *decoder) key(k *yaml.Node) bool {
-	if len(d.known) > 0 && !d.known[k.Value] {
-		d.fail(k.Line, k.Value, "unknown key: not a configuration flag of segdiff sim (%s)", d.knownList())
+	if !d.known[k.Value] {
+		d.fail(k.Line, k.Value, "unknown key: not a key of the run spec%s (`segdiff sim --help` lists them as flags)", suggest.DidYouMean(k.Value, slices.Sorted(maps.Keys(d.known)), ""))
 		return false
 	}
 	if line, dup := d.seen[k.Value]; dup {
@@ -258,15 +272,6 @@ func (d *decoder) key(k *yaml.Node) bool {
 	}
 	d.seen[k.Value] = k.Line
 	return true
-}
-
-func (d *decoder) knownList() string {
-	out := make([]string, 0, len(d.known))
-	for k := range d.known {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
 }
 
 func (d *decoder) fixed(n *yaml.Node) {
@@ -292,7 +297,7 @@ func (d *decoder) axes(n *yaml.Node) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if keys, ok := mixAxes[k.Value]; ok {
+		if keys, ok := mixKeys(k.Value); ok {
 			if line, dup := d.seen[k.Value]; dup {
 				d.fail(k.Line, k.Value, "set twice (also at line %d)", line)
 				continue

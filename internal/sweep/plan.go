@@ -12,20 +12,6 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
-// Sim is what a sweep needs to know about `segdiff sim`: its configuration
-// flags and the configuration a set of flags gives. cmd/segdiff implements
-// it with the sim command's own flag parser and validation, so a grid
-// accepts exactly what the sim accepts and nothing is listed twice.
-type Sim interface {
-	// Keys lists the configuration flags, without the dashes.
-	Keys() []string
-	// Resolve returns the configuration `segdiff sim ARGS` runs (one mode,
-	// one seed). An invalid configuration is an *embedded.ValidationError.
-	Resolve(args []string) (embedded.Config, error)
-	// FlagOf names the flag that sets a configuration (JSON) key.
-	FlagOf(configKey string) string
-}
-
 // Coord is a cell's point on one axis.
 type Coord struct {
 	Axis  string `json:"axis"`
@@ -42,9 +28,8 @@ type Cell struct {
 	// Set is what the cell sets on top of the preset: the fixed keys, then
 	// each axis point's.
 	Set []Assign
-	// Args are the sim's arguments (without --json).
-	Args []string
-	// Config is the configuration the sim resolves Args to.
+	// Config is the cell's run spec: the grid's preset with Set applied;
+	// the cell runs `segdiff sim --spec` with it.
 	Config embedded.Config
 	// Hash keys the cell's result folder: a digest of Config.
 	Hash string
@@ -119,20 +104,22 @@ func (m Memory) cap(est int64, how string) (int64, string) {
 }
 
 // NewPlan expands g into its cells and checks every cell before anything
-// runs: each value as the sim parses it, each cell's configuration with the
-// sim's validation, no two cells alike, and (mem.Budget > 0) each cell's
-// memory estimate, capped by mem.CellLimit, within the budget. Every
-// problem is a *GridError naming the file, line and key.
-func NewPlan(g *Grid, sim Sim, mem Memory) (*Plan, error) {
+// runs: each value in the form its run-spec key takes, each cell's spec
+// with the spec's one validation, no two cells alike, and (mem.Budget > 0)
+// each cell's memory estimate, capped by mem.CellLimit, within the budget.
+// Every problem is a *GridError naming the file, line and key.
+func NewPlan(g *Grid, mem Memory) (*Plan, error) {
 	var errs problems
-	// Each value alone first, so that a value the sim cannot parse is named
+	if _, err := embedded.Preset(g.Preset); err != nil {
+		errs.add(g.File, max(g.PresetLine, 1), "preset", err)
+		return nil, errs.join()
+	}
+	// Each value alone first, so that a value of the wrong form is named
 	// once at its own line rather than once per cell.
 	for _, a := range g.assignments() {
-		if _, err := sim.Resolve(g.args([]Assign{a})); err != nil {
-			var ve *embedded.ValidationError
-			if !errors.As(err, &ve) {
-				errs.add(g.File, a.Line, a.Key, err)
-			}
+		var probe embedded.Config
+		if err := probe.Set(a.Key, a.Value); err != nil {
+			errs.add(g.File, a.Line, a.Key, err)
 		}
 	}
 	if errs.any() {
@@ -141,10 +128,10 @@ func NewPlan(g *Grid, sim Sim, mem Memory) (*Plan, error) {
 	p := &Plan{Grid: g, CellLimit: mem.CellLimit}
 	byHash := map[string]int{}
 	g.product(func(coords []Coord, set []Assign) {
-		c := Cell{Index: len(p.Cells), Coords: coords, Set: set, Args: g.args(set)}
-		cfg, err := sim.Resolve(c.Args)
+		c := Cell{Index: len(p.Cells), Coords: coords, Set: set}
+		cfg, err := g.resolve(set)
 		if err != nil {
-			errs.cell(g, sim, c, err)
+			errs.cell(g, c, err)
 			return
 		}
 		c.Config = cfg
@@ -180,16 +167,19 @@ func Hash(cfg embedded.Config) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// args renders assignments as sim flags after the grid's preset.
-func (g *Grid) args(set []Assign) []string {
-	var out []string
-	if g.Preset != "" {
-		out = append(out, "--preset", g.Preset)
+// resolve returns the run spec of a cell that sets set: the grid's preset
+// with each key set, validated.
+func (g *Grid) resolve(set []Assign) (embedded.Config, error) {
+	cfg, err := embedded.Preset(g.Preset)
+	if err != nil {
+		return cfg, err
 	}
 	for _, a := range set {
-		out = append(out, "--"+a.Key, a.Value)
+		if err := cfg.Set(a.Key, a.Value); err != nil {
+			return cfg, err
+		}
 	}
-	return out
+	return cfg, cfg.Validate()
 }
 
 // assignments lists every distinct assignment of the grid.
@@ -260,15 +250,19 @@ func (p *problems) add(file string, line int, key string, err error) {
 // cell files a cell's resolve error by the keys the sim named: at the line
 // that set the key, or at the preset's line when the preset's value is the
 // one that does not fit.
-func (p *problems) cell(g *Grid, sim Sim, c Cell, err error) {
+func (p *problems) cell(g *Grid, c Cell, err error) {
 	var ve *embedded.ValidationError
 	if !errors.As(err, &ve) {
 		p.add(g.File, g.axesLine(), "axes", fmt.Errorf("cell %s: %w", c, err))
 		return
 	}
+	flags := map[string]string{}
+	for _, k := range embedded.Keys() {
+		flags[k.JSON] = k.Name
+	}
 	for _, fe := range ve.Fields {
-		key := sim.FlagOf(fe.Key)
-		if key == "" {
+		key, ok := flags[fe.Key]
+		if !ok {
 			key = fe.Key
 		}
 		line := 0

@@ -14,8 +14,12 @@ func TestNewPlan(t *testing.T) {
 	if first.String() != "mode=whole network=home seed=7" || last.String() != "mode=segmented network=dc20 seed=8" {
 		t.Errorf("order: first %s, last %s", first, last)
 	}
-	if got := strings.Join(last.Args, " "); got != "--preset ci --nodes 16 --degree 14 --payloads 2 --mode segmented --datacenter-share 0.2 --seed 8" {
-		t.Errorf("args = %s", got)
+	var set []string
+	for _, a := range last.Set {
+		set = append(set, a.Key+"="+a.Value)
+	}
+	if got := strings.Join(set, " "); got != "nodes=16 degree=14 payloads=2 mode=segmented datacenter-share=0.2 seed=8" {
+		t.Errorf("set = %s", got)
 	}
 	if last.Config.DatacenterShare != 0.2 || last.Config.Seed != 8 || last.Config.Nodes != 16 {
 		t.Errorf("config = %+v", last.Config)
@@ -48,8 +52,10 @@ func TestNewPlanRejects(t *testing.T) {
 		budget     int64
 		want       string
 	}{
-		{"value the sim cannot parse", "fixed:\n  nodes: 16\n  degree: 14\n  payloads: x\naxes: {seed: [1]}\n", 0,
-			"g.yaml:4: payloads: invalid value \"x\""},
+		{"value of the wrong form", "fixed:\n  nodes: 16\n  degree: 14\n  payloads: x\naxes: {seed: [1]}\n", 0,
+			"g.yaml:4: payloads: payloads=\"x\": not an integer"},
+		{"stress value of the wrong form", "fixed: {nodes: 16, degree: 14}\naxes:\n  stress:\n    w: {withholder: 60%}\n", 0,
+			"g.yaml:4: withholder: withholder=0.6: want a share 0..0.5"},
 		{"value the sim rejects", "fixed:\n  nodes: 16\n  degree: 14\naxes:\n  network:\n    a: {}\n    b: {datacenter-share: 1.5}\n", 0,
 			"g.yaml:7: datacenter-share: 1.5, want 0..1"},
 		{"preset value that does not fit", "preset: ci\nfixed:\n  nodes: 16\naxes: {seed: [1]}\n", 0,
@@ -63,11 +69,11 @@ func TestNewPlanRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := Decode("g.yaml", []byte(tt.yaml), testSim{}.Keys()...)
+			g, err := Decode("g.yaml", []byte(tt.yaml))
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			_, err = NewPlan(g, testSim{}, Memory{Budget: tt.budget})
+			_, err = NewPlan(g, Memory{Budget: tt.budget})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -80,11 +86,11 @@ func TestNewPlanRejects(t *testing.T) {
 // below it; a limit above the estimate changes nothing.
 func TestNewPlanCellLimit(t *testing.T) {
 	const grid = "fixed:\n  degree: 14\naxes:\n  nodes: [16, 5000]\n"
-	g, err := Decode("g.yaml", []byte(grid), testSim{}.Keys()...)
+	g, err := Decode("g.yaml", []byte(grid))
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	free, err := NewPlan(g, testSim{}, Memory{})
+	free, err := NewPlan(g, Memory{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -93,10 +99,10 @@ func TestNewPlanCellLimit(t *testing.T) {
 	if big <= limit+limit/10 || small >= limit {
 		t.Fatalf("estimates %d and %d do not straddle the 1 GiB limit this test needs", small, big)
 	}
-	if _, err := NewPlan(g, testSim{}, Memory{Budget: 2 << 30}); err == nil {
+	if _, err := NewPlan(g, Memory{Budget: 2 << 30}); err == nil {
 		t.Fatal("5000 nodes fit a 2 GiB budget without a cell limit")
 	}
-	p, err := NewPlan(g, testSim{}, Memory{Budget: 2 << 30, CellLimit: limit})
+	p, err := NewPlan(g, Memory{Budget: 2 << 30, CellLimit: limit})
 	if err != nil {
 		t.Fatalf("plan with a cell limit: %v", err)
 	}

@@ -21,7 +21,7 @@ func TestWritePlots(t *testing.T) {
 		{"one parameter", "fixed: {nodes: 16, degree: 14, payloads: 2}\naxes:\n  datacenter-share: [0, 0.2, 0.5]\n  seed: [1, 2]\n",
 			[]string{"ladder.png", "cdf-0.2.png", "sweep-p99.png", "sweep-p99.svg"}},
 		{"adversary shares", "fixed: {nodes: 16, degree: 14, payloads: 2}\ncolumns: mode\naxes:\n  mode: [segmented, tier2]\n" +
-			"  stress:\n    honest: {}\n    withholders25: {withholders: 0.25}\n    silent25: {silent: 0.25}\n    loss: {loss-data: 0.05}\n  seed: [1, 2]\n",
+			"  stress:\n    honest: {}\n    withholders25: {withholder: 0.25}\n    silent25: {silent: 0.25}\n    loss: {loss-data: 0.05}\n  seed: [1, 2]\n",
 			[]string{"ladder.png", "adversary-p99.png", "adversary-p99.svg"}},
 		// More rows than glyph shapes: the ladder names its points.
 		{"nine rows", "fixed: {nodes: 16, degree: 14, payloads: 2}\ncolumns: mode\naxes:\n  mode: [segmented]\n  datacenter-share: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n  seed: [1]\n",

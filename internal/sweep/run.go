@@ -268,7 +268,11 @@ func (r *Runner) runCell(ctx context.Context, p *Plan, c Cell, reserve int64) (*
 	defer logf.Close()
 	// The sweep holds the memory budget; the sim's own check against the
 	// machine's available memory would count the cells beside it twice.
-	args := append(append([]string{"sim"}, c.Args...), "--json", filepath.Join(tmp, simFile), "--max-memory", "0")
+	spec := filepath.Join(tmp, specFile)
+	if err := embedded.WriteSpec(spec, c.Config); err != nil {
+		return nil, fmt.Errorf("run cell: %w", err)
+	}
+	args := []string{"sim", "--spec", spec, "--json", filepath.Join(tmp, simFile), "--max-memory", "0"}
 	cmd := exec.CommandContext(ctx, r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), r.Env...)
@@ -295,7 +299,7 @@ func (r *Runner) runCell(ctx context.Context, p *Plan, c Cell, reserve int64) (*
 	}
 	rec := &Record{
 		Sweep: p.Grid.Name, GridFile: p.Grid.File, Columns: p.Grid.Columns,
-		Index: c.Index, Cells: len(p.Cells), Hash: c.Hash, Coords: c.Coords, Args: c.Args, Config: c.Config,
+		Index: c.Index, Cells: len(p.Cells), Hash: c.Hash, Coords: c.Coords, Config: c.Config,
 		Started: started.UTC(), WallSeconds: time.Since(started).Seconds(),
 		PeakRSSBytes: peakRSS(cmd.ProcessState), MemoryEstimateBytes: reserve, Host: r.Host,
 	}

@@ -104,11 +104,11 @@ func TestRunJobsAndBudget(t *testing.T) {
 // Under a cell memory limit every cell runs with that GOMEMLIMIT, and the
 // sweep's log records it.
 func TestRunCellMemoryLimit(t *testing.T) {
-	g, err := Decode("test.yaml", []byte(fourGrid), testSim{}.Keys()...)
+	g, err := Decode("test.yaml", []byte(fourGrid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(g, testSim{}, Memory{CellLimit: 3 << 30})
+	p, err := NewPlan(g, Memory{CellLimit: 3 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 //
 //	DIR/grid.yaml               the grid file the sweep ran
 //	DIR/cells/<hash>/cell.json  what ran, how long and how large (Record)
+//	DIR/cells/<hash>/spec.json  the run spec (`segdiff sim --spec`)
 //	DIR/cells/<hash>/sim.json   the sim's --json output
 //	DIR/cells/<hash>/sim.log    the sim's progress (its stderr)
 //	DIR/cells/.tmp-<hash>-*     a cell being run; renamed into place whole
@@ -32,6 +33,7 @@ const (
 	failedDir  = "failed"
 	recordFile = "cell.json"
 	simFile    = "sim.json"
+	specFile   = "spec.json"
 	logFile    = "sim.log"
 	gridFile   = "grid.yaml"
 	tmpPrefix  = ".tmp-"
@@ -44,11 +46,11 @@ type Record struct {
 	// Columns is the grid's column axis, so a merge lays tables out alike.
 	Columns string `json:"columns,omitempty"`
 	// Index and Cells place the cell in its plan.
-	Index  int             `json:"index"`
-	Cells  int             `json:"cells"`
-	Hash   string          `json:"hash"`
-	Coords []Coord         `json:"coords"`
-	Args   []string        `json:"args"`
+	Index  int     `json:"index"`
+	Cells  int     `json:"cells"`
+	Hash   string  `json:"hash"`
+	Coords []Coord `json:"coords"`
+	// Config is the run spec the cell ran (its spec.json).
 	Config embedded.Config `json:"config"`
 	// Started is when the process started; WallSeconds how long it took.
 	Started     time.Time `json:"started"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/stats"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // Num is a statistic; +Inf ("never": a quantile that landed on a node
@@ -315,9 +316,9 @@ func (s *Summary) Config(row, column string) *ConfigSummary {
 // adversaryOf returns a configuration's adversarial shares by role.
 func adversaryOf(c embedded.Config) map[string]float64 {
 	out := map[string]float64{}
-	for role, share := range map[string]float64{"withholder": c.Withholders, "silent": c.Silent, "mute": c.Mute} {
-		if share > 0 {
-			out[role] = share
+	for name, share := range c.Stress {
+		if cond, ok := stress.Lookup(name); ok && cond.Role && share > 0 {
+			out[name] = share
 		}
 	}
 	if len(out) == 0 {
@@ -326,8 +327,13 @@ func adversaryOf(c embedded.Config) map[string]float64 {
 	return out
 }
 
-// faulted reports faults other than roles, or a payload size other than
-// the presets' 1 MiB.
+// faulted reports stress conditions other than roles, or a payload size
+// other than the presets' 1 MiB.
 func faulted(c embedded.Config) bool {
-	return c.LossData > 0 || c.LossRequests > 0 || c.Omit > 0 || c.UplinkSpread > 0 || c.PayloadSize != embedded.DefaultConfig().PayloadSize
+	for name, v := range c.Stress {
+		if cond, ok := stress.Lookup(name); v > 0 && (!ok || !cond.Role) {
+			return true
+		}
+	}
+	return c.PayloadSize != embedded.DefaultConfig().PayloadSize
 }

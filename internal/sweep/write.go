@@ -194,7 +194,7 @@ func adopt(out string, p *Plan) error {
 			return fmt.Errorf("merge: %s: record of %s in the folder of %s", path, rec.Hash, c.Hash)
 		}
 		rec.Sweep, rec.GridFile, rec.Columns = p.Grid.Name, p.Grid.File, p.Grid.Columns
-		rec.Index, rec.Cells, rec.Coords, rec.Args = c.Index, len(p.Cells), c.Coords, c.Args
+		rec.Index, rec.Cells, rec.Coords = c.Index, len(p.Cells), c.Coords
 		b, err := json.MarshalIndent(rec, "", "  ")
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // BinaryEnv names an environment variable that points the backend at a
@@ -60,20 +61,20 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	if preset == "" {
 		preset = PresetCI
 	}
-	if _, err := Preset(preset); err != nil {
-		return nil, err
+	spec, err := SpecOf(cfg)
+	if err != nil {
+		return nil, err // devnet.Open names the devnet
 	}
 	dir, err := os.MkdirTemp("", "segdiff-embedded-")
 	if err != nil {
 		return nil, fmt.Errorf("open embedded devnet: %w", err)
 	}
-	endpoints := filepath.Join(dir, "endpoints.json")
-	args, err := simArgs(cfg, preset, endpoints)
-	if err != nil {
+	endpoints, specPath := filepath.Join(dir, "endpoints.json"), filepath.Join(dir, "spec.json")
+	if err := WriteSpec(specPath, spec); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, "sim", "--spec", specPath, "--serve", "127.0.0.1:0", "--endpoints", endpoints)
 	// The simulation's progress (and its summary table) reaches the user
 	// on stderr, each line labelled with the devnet it comes from.
 	label := fmt.Sprintf("[embedded %s] ", describeConfig(cfg, preset))
@@ -289,26 +290,32 @@ func (d *embeddedDevnet) Close() error {
 	return d.closeErr
 }
 
-// simArgs is the segdiff sim command line for cfg. Stress values are
-// written as plain decimals: the CLI parses counts (omit, payload-size) as
-// integers, so 2097152 must not become 2.097152e+06.
-func simArgs(cfg devnet.Config, preset, endpoints string) ([]string, error) {
-	args := []string{"sim", "--preset", preset, "--serve", "127.0.0.1:0", "--endpoints", endpoints}
+// SpecOf is the run spec of the devnet cfg selects: cfg.Preset ("ci" by
+// default) with cfg's mode, nodes and seed where set, under cfg.Stress,
+// validated. The suite's preflight calls it for every devnet a run will
+// open, so a bad stress or an impossible network fails before any opens.
+func SpecOf(cfg devnet.Config) (Config, error) {
+	spec, err := Preset(cfg.Preset)
+	if err != nil {
+		return Config{}, err
+	}
 	if cfg.Mode != "" {
-		args = append(args, "--mode", string(cfg.Mode))
+		spec.Mode = cfg.Mode
 	}
 	if cfg.Nodes != 0 {
-		args = append(args, "--nodes", strconv.Itoa(cfg.Nodes))
+		spec.Nodes = cfg.Nodes
 	}
 	if cfg.Seed != 0 {
-		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
+		spec.Seed = cfg.Seed
 	}
-	_, stress, err := devnet.ParseStress(cfg.Stress)
+	set, err := stress.Parse(cfg.Stress)
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
-	for _, k := range slices.Sorted(maps.Keys(stress)) {
-		args = append(args, "--"+k, strconv.FormatFloat(stress[k], 'f', -1, 64))
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if err := spec.Set(k, strconv.FormatFloat(set[k], 'f', -1, 64)); err != nil {
+			return Config{}, err
+		}
 	}
-	return args, nil
+	return spec, spec.Validate()
 }

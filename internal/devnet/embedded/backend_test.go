@@ -67,7 +67,9 @@ func TestOpen(t *testing.T) {
 		cfg     devnet.Config
 		wantErr string
 	}{
-		{name: "serves", cfg: devnet.Config{Mode: devnet.ModeSegmented, Nodes: 2}},
+		{name: "serves", cfg: devnet.Config{Mode: devnet.ModeSegmented}},
+		{name: "invalid spec", cfg: devnet.Config{Nodes: 2}, wantErr: "nodes: 2, want 3.."},
+		{name: "bad stress", cfg: devnet.Config{Stress: "withholders=50%"}, wantErr: `unknown stress condition "withholders"`},
 		{name: "mode mismatch", cfg: devnet.Config{Mode: devnet.ModeWhole}, wantErr: `ran mode "segmented", want "whole"`},
 		{name: "simulation fails", fail: true, wantErr: "exited before serving"},
 		{name: "unknown preset", cfg: devnet.Config{Preset: "huge"}, wantErr: "unknown embedded preset"},

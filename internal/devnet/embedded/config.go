@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,117 +13,90 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/node"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/seeds"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
-// Config describes one simulated network and the payloads it carries. The
-// zero value is not valid; start from DefaultConfig or a Preset and override.
-// A Config is plain data: the same Config (including Seed) builds the same
-// topology, link classes, latency placement and PTC draws.
+// Config is the run spec: one simulated network and the payloads it
+// carries. The zero value is not valid; start from DefaultConfig or a
+// Preset and override. A Config is plain data, read and written as JSON
+// (the suite's backend hands it to the simulation process as a file, a
+// sweep cell stores it), and every settable field is a key (Keys) that
+// `segdiff sim` offers as a flag and a sweep grid names: its name is the
+// field's `flag` tag, else its JSON key with dashes, and its `doc` tag is
+// the flag's usage. Validate is the one check. The same Config (including
+// Seed) builds the same topology, link classes, latency placement and PTC
+// draws.
 type Config struct {
-	// Nodes in the network, builder included.
-	Nodes int `json:"nodes"`
-	// Builder is the index of the node that reveals every payload.
-	Builder int `json:"builder"`
-	// Degree is the number of connections per node of the random regular
-	// graph: at most Nodes−1, with Nodes·Degree even, and above the mesh's
+	Nodes   int `json:"nodes" doc:"nodes including the builder"`
+	Builder int `json:"builder" doc:"index of the builder node"`
+	// Degree: at most Nodes−1, Nodes·Degree even, and above the mesh's
 	// Dhi so that non-mesh (gossip-only) peers exist.
-	Degree int `json:"degree"`
-	// MeshD is gossipsub's D; Dlo and Dhi follow Prysm's ratios (8 → 6/12).
-	MeshD int `json:"mesh_d"`
+	Degree int `json:"degree" doc:"connections per node of the random regular graph (at most nodes-1, nodes×degree even)"`
+	// MeshD: Dlo and Dhi follow Prysm's ratios (8 → 6/12).
+	MeshD int `json:"mesh_d" doc:"gossipsub D (Dlo, Dhi follow: 8 → 6/12)"`
 	// GossipLazy (Dlazy) and GossipFactor set how many non-mesh peers get an
 	// IHAVE each heartbeat: max(GossipLazy, GossipFactor × non-mesh peers).
 	// Library defaults 6 and 0.25, which Prysm keeps; both 0 turns IHAVE,
 	// and with it IWANT pulls, off (a diagnostic, not a client setting).
-	GossipLazy   int     `json:"gossip_lazy"`
-	GossipFactor float64 `json:"gossip_factor"`
+	GossipLazy   int     `json:"gossip_lazy" flag:"dlazy" doc:"gossipsub Dlazy: the least number of non-mesh peers sent IHAVE each heartbeat"`
+	GossipFactor float64 `json:"gossip_factor" doc:"gossipsub gossip factor: the share of non-mesh peers sent IHAVE each heartbeat; --dlazy 0 --gossip-factor 0 turns IHAVE/IWANT off"`
 	// Seed fixes the graph, link classes, latency placement, proposer
 	// rotation and PTC draws.
-	Seed int64 `json:"seed"`
-	// Mode is the payload diffusion mode.
-	Mode devnet.Mode `json:"mode"`
-	// Payloads is how many slots carry a payload, one slot apart; the first
-	// is the cold one and is reported separately from the warm ones.
-	Payloads int `json:"payloads"`
-	// PayloadSize is the raw (SSZ) body size in bytes.
-	PayloadSize int `json:"payload_size"`
-	// SegmentSize is the segment data size in bytes (segmented modes).
-	SegmentSize int `json:"segment_size"`
-	// SegmentOrder is how segment modes cut a payload: "compress-then-cut"
-	// (segdiff/1: snappy the whole body, cut every SegmentSize bytes) or
-	// "cut-then-compress" (the study's default arm: cut the raw body, snappy
-	// each segment alone; segdiff/2 shards). Whole payloads are compressed
-	// whole either way.
-	SegmentOrder string `json:"segment_order"`
-	// ParityShards is the erasure code's parity shards in coded modes
-	// (tier3); 0 means as many as data shards.
-	ParityShards int `json:"parity_shards,omitempty"`
-	// PushWidth is how many mesh peers get each new segment eagerly in the
-	// phase-forwarding modes (0: diffusion.DefaultPushWidth).
-	PushWidth int `json:"push_width,omitempty"`
-	// Pulls are the disciplined-pull rules of the modes that have them
-	// (zero fields: diffusion.DefaultPullRules).
-	Pulls diffusion.PullRules `json:"pulls,omitempty"`
-	// NodeClass is the link class of ordinary nodes.
-	NodeClass devnet.LinkClass `json:"node_class"`
-	// DatacenterShare is the share (0..1) of non-builder nodes on datacenter
-	// links: the first ⌊share·(Nodes−1)⌋ of them by index, as the prototype
-	// assigns them.
-	DatacenterShare float64 `json:"datacenter_share"`
-	// BuilderClass is the builder's link class.
-	BuilderClass devnet.LinkClass `json:"builder_class"`
-	// Withholders, Silent and Mute are the shares (0..0.5 each, at most 1
-	// together) of non-builder nodes holding those roles of the design's
-	// stress list (diffusion.Withholder announces and never answers; Silent
-	// also forwards nothing; Mute also announces nothing), placed by the
-	// seed. Verdicts and summaries cover the honest nodes.
-	Withholders float64 `json:"withholders,omitempty"`
-	Silent      float64 `json:"silent,omitempty"`
-	Mute        float64 `json:"mute,omitempty"`
-	// Omit is how many of each payload's parts (segments) the builder never
-	// sends, chosen by the seed per slot.
-	Omit int `json:"omit,omitempty"`
-	// LossData and LossRequests are the probabilities (0 ≤ p < 1) that one
-	// delivery of payload data, or one request, is dropped on arrival,
-	// before the node handles it.
-	LossData     float64 `json:"loss_data,omitempty"`
-	LossRequests float64 `json:"loss_requests,omitempty"`
-	// UplinkSpread spreads uplinks around their class's rate: each node's is
-	// drawn uniformly within ±spread (0..0.9), then all are scaled so that
-	// each class keeps its mean.
-	UplinkSpread float64 `json:"uplink_spread,omitempty"`
-	// CustomUpMbps and CustomDownMbps are the rates of the "custom" class.
-	CustomUpMbps   int `json:"custom_up_mbps,omitempty"`
-	CustomDownMbps int `json:"custom_down_mbps,omitempty"`
-	// Latency is "geo" (five regions, the prototype's matrix and jitter) or
+	Seed int64       `json:"seed" doc:"seed: fixes topology, link classes and placement"`
+	Mode devnet.Mode `json:"mode" doc:"diffusion mode"`
+	// Payloads: the first is the cold one and is reported separately from
+	// the warm ones.
+	Payloads    int `json:"payloads" doc:"payloads, one slot apart; the first (cold) is summarised apart from the warm ones"`
+	PayloadSize int `json:"payload_size" doc:"raw payload body size in bytes (the stress list's payload-size)"`
+	SegmentSize int `json:"segment_size" doc:"segment size in bytes"`
+	// SegmentOrder: "compress-then-cut" (segdiff/1: snappy the whole body,
+	// cut every SegmentSize bytes) or "cut-then-compress" (the study's
+	// default arm: cut the raw body, snappy each segment alone; segdiff/2
+	// shards). Whole payloads are compressed whole either way.
+	SegmentOrder string `json:"segment_order" doc:"how segment modes cut a payload: compress-then-cut (segdiff/1) or cut-then-compress (the study's arm; segdiff/2 shards)"`
+	ParityShards int    `json:"parity_shards,omitempty" doc:"parity shards of the erasure code in coded modes (tier3); 0: as many as data shards"`
+	PushWidth    int    `json:"push_width,omitempty" doc:"mesh peers each new segment is pushed to eagerly in the phase-forwarding modes (0: the policy's default)"`
+	// PullWindow, PullDelay and PullBan are the disciplined-pull rules of
+	// the modes that have them (zero: diffusion.DefaultPullRules).
+	PullWindow time.Duration `json:"pull_window,omitempty" doc:"disciplined pulls: how long a request may stay unanswered before the next announcer is asked (0: the policy's default)"`
+	PullDelay  time.Duration `json:"pull_delay,omitempty" doc:"disciplined pulls: wait after the first announcement of a missing segment before asking (0: the policy's default; -1ns: at once)"`
+	PullBan    time.Duration `json:"pull_ban,omitempty" doc:"disciplined pulls: how long a peer whose request lapsed is not asked (0: the policy's default)"`
+	NodeClass  devnet.LinkClass `json:"node_class" group:"network" doc:"link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom"`
+	// DatacenterShare: the first ⌊share·(Nodes−1)⌋ non-builder nodes by
+	// index, as the prototype assigns them.
+	DatacenterShare float64          `json:"datacenter_share" group:"network" doc:"share of non-builder nodes on 1 Gbps datacenter links (0..1)"`
+	BuilderClass    devnet.LinkClass `json:"builder_class" group:"network" doc:"link class of the builder: home, datacenter, custom"`
+	// Stress holds the conditions of the design's stress list the network
+	// runs under, by package stress's names: each adversarial role's share
+	// of the non-builder nodes (placed by the seed; verdicts and summaries
+	// cover the honest nodes), lost deliveries and requests, parts the
+	// builder omits, spread uplinks. Each condition is a key of its own
+	// (Keys); payload-size is PayloadSize.
+	Stress         stress.Set `json:"stress,omitempty" flag:"-"`
+	CustomUpMbps   int        `json:"custom_up_mbps,omitempty" flag:"custom-up" group:"network" doc:"uplink of the custom class, Mbps"`
+	CustomDownMbps int        `json:"custom_down_mbps,omitempty" flag:"custom-down" group:"network" doc:"downlink of the custom class, Mbps (0: twice the uplink)"`
+	// Latency: "geo" (five regions, the prototype's matrix and jitter) or
 	// "uniform" (UniformLatency one way between every pair).
-	Latency        string        `json:"latency"`
-	UniformLatency time.Duration `json:"uniform_latency"`
-	// SlotDuration is the slot length (12 s).
-	SlotDuration time.Duration `json:"slot_duration"`
-	// InstallDelay is how long after a block arrives a node installs it.
-	InstallDelay time.Duration `json:"install_delay"`
-	// InstallTimeout bounds how long a payload message waits in the
-	// validator for its block; after it the message is ignored.
-	InstallTimeout time.Duration `json:"install_timeout"`
-	// RevealOffset is when in the slot the builder publishes the payload.
-	RevealOffset time.Duration `json:"reveal_offset"`
-	// PayloadDueBPS is the payload deadline in basis points of the slot.
-	PayloadDueBPS uint64 `json:"payload_due_bps"`
-	// PTCSize is the payload-timeliness committee size.
-	PTCSize int `json:"ptc_size"`
-	// ValidatorsPerNode is how many validators each non-builder node runs.
-	ValidatorsPerNode int `json:"validators_per_node"`
-	// Window is the completion budget the summary counts against (3 s).
-	Window time.Duration `json:"window"`
-	// MeshSettleTimeout bounds the wait for every mesh to reach [Dlo, Dhi];
-	// it must exceed gossipsub's PruneBackoff (1 min).
-	MeshSettleTimeout time.Duration `json:"mesh_settle_timeout"`
-	// InstallDelayOverrides maps a node index to its own install delay (tests use it
-	// to hold one node's block back).
-	InstallDelayOverrides map[int]time.Duration `json:"install_delay_overrides,omitempty"`
+	Latency        string        `json:"latency" group:"network" doc:"latency model: geo (five regions, mean ≈56 ms one way) or uniform"`
+	UniformLatency time.Duration `json:"uniform_latency" group:"network" doc:"one-way latency of the uniform model"`
+	SlotDuration   time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
+	InstallDelay   time.Duration `json:"install_delay" doc:"block install delay after arrival"`
+	// InstallTimeout: after it a payload message waiting for its block is
+	// ignored.
+	InstallTimeout    time.Duration `json:"install_timeout" doc:"how long a payload message waits for its block"`
+	RevealOffset      time.Duration `json:"reveal_offset" doc:"builder reveal time into the slot"`
+	PayloadDueBPS     uint64        `json:"payload_due_bps" doc:"payload deadline, basis points of the slot"`
+	PTCSize           int           `json:"ptc_size" doc:"payload-timeliness committee size"`
+	ValidatorsPerNode int           `json:"validators_per_node" doc:"validators on each non-builder node"`
+	Window            time.Duration `json:"window" doc:"completion budget the summary counts against"`
+	// MeshSettleTimeout must exceed gossipsub's PruneBackoff (1 min).
+	MeshSettleTimeout time.Duration `json:"mesh_settle_timeout" doc:"bound on the wait for every mesh to reach [Dlo, Dhi]"`
+	// InstallDelayOverrides maps a node index to its own install delay
+	// (tests use it to hold one node's block back).
+	InstallDelayOverrides map[int]time.Duration `json:"install_delay_overrides,omitempty" flag:"-"`
 	// HeapProfile, when set, names a file that receives a heap profile at
 	// the last payload's deadline, when the network holds the most state
-	// (diagnostics; not part of the result).
+	// (diagnostics; not part of the run spec).
 	HeapProfile string `json:"-"`
 }
 
@@ -201,8 +175,6 @@ const (
 	// MaxNodes bounds Nodes: beyond it the latency matrix alone takes
 	// gigabytes, and the memory estimate refuses far sooner on any machine.
 	MaxNodes = 20000
-	// MinSegmentSize is the smallest segment size the simulation accepts.
-	MinSegmentSize = 64
 	// MinPayloadSize is the smallest raw payload body: its fixed part.
 	MinPayloadSize = 8
 )
@@ -273,8 +245,15 @@ func (c Config) Validate() error {
 	}
 	if _, err := mode.Parse(string(c.Mode)); err != nil {
 		bad("mode", "%w", err)
-	} else if !diffusion.Registered(c.Mode) {
-		bad("mode", "%q has no diffusion policy in the embedded devnet (have %v)", c.Mode, diffusion.Modes())
+	} else if _, err := c.policy(); err != nil {
+		// The policy checks its own options (segment size, push width,
+		// pulls) and whether the mode has one.
+		var oe *diffusion.OptionError
+		if errors.As(err, &oe) {
+			bad(policyOptionKeys[oe.Option], "%v", oe.Err)
+		} else {
+			bad("mode", "%w", err)
+		}
 	}
 	if c.Payloads < 1 || c.Payloads > 1000 {
 		bad("payloads", "%d, want 1..1000", c.Payloads)
@@ -282,22 +261,14 @@ func (c Config) Validate() error {
 	if c.PayloadSize < MinPayloadSize || c.PayloadSize > eip8411.MaxBodySize {
 		bad("payload_size", "%d, want %d..%d bytes", c.PayloadSize, MinPayloadSize, eip8411.MaxBodySize)
 	}
+	if c.SegmentSize <= 0 {
+		// 0 would be the policy's default; a run spec names its size.
+		bad("segment_size", "%d, want a size in bytes (the policy bounds it)", c.SegmentSize)
+	}
 	switch c.SegmentOrder {
 	case OrderCompressThenCut, OrderCutThenCompress:
 	default:
 		bad("segment_order", "%q, want %s or %s", c.SegmentOrder, OrderCompressThenCut, OrderCutThenCompress)
-	}
-	if c.ParityShards < 0 || c.ParityShards > eip8411.MaxCodedShards/2 {
-		bad("parity_shards", "%d, want 0..%d", c.ParityShards, eip8411.MaxCodedShards/2)
-	}
-	if c.PushWidth < 0 {
-		bad("push_width", "%d, want >= 0", c.PushWidth)
-	}
-	if c.Pulls.Window < 0 || c.Pulls.Ban < 0 || c.Pulls.Offers < 0 || c.Pulls.Items < 0 {
-		bad("pulls", "%+v, want no negative field", c.Pulls)
-	}
-	if c.SegmentSize < MinSegmentSize || c.SegmentSize > eip8411.MaxSegmentSize {
-		bad("segment_size", "%d, want %d..%d bytes", c.SegmentSize, MinSegmentSize, eip8411.MaxSegmentSize)
 	}
 	if c.DatacenterShare < 0 || c.DatacenterShare > 1 {
 		bad("datacenter_share", "%v, want 0..1", c.DatacenterShare)
@@ -310,30 +281,12 @@ func (c Config) Validate() error {
 			bad(f.key, "%w", err)
 		}
 	}
-	for _, f := range []struct {
-		key   string
-		share float64
-	}{{"withholders", c.Withholders}, {"silent", c.Silent}, {"mute", c.Mute}} {
-		if f.share < 0 || f.share > 0.5 {
-			bad(f.key, "%v, want a share 0..0.5 of the non-builder nodes", f.share)
-		}
-	}
-	if sum := c.Withholders + c.Silent + c.Mute; sum > 1 {
-		bad("withholders", "withholders %v + silent %v + mute %v = %v, want at most 1", c.Withholders, c.Silent, c.Mute, sum)
-	}
-	if info, _ := mode.Lookup(c.Mode); c.Omit < 0 || (c.Omit > 0 && info.OneMessage) {
-		bad("omit", "%d, want >= 0 (and 0 in mode %s, whose payload is one message)", c.Omit, c.Mode)
-	}
-	for _, f := range []struct {
-		key string
-		p   float64
-	}{{"loss_data", c.LossData}, {"loss_requests", c.LossRequests}} {
-		if f.p < 0 || f.p >= 1 {
-			bad(f.key, "%v, want a probability 0 ≤ p < 1", f.p)
-		}
-	}
-	if c.UplinkSpread < 0 || c.UplinkSpread > 0.9 {
-		bad("uplink_spread", "%v, want 0..0.9", c.UplinkSpread)
+	if err := c.Stress.Check(); err != nil {
+		bad("stress", "%w", err)
+	} else if _, ok := c.Stress[stress.PayloadSize.Name]; ok {
+		bad("stress", "%s is the spec's payload_size, not a stress entry", stress.PayloadSize.Name)
+	} else if info, _ := mode.Lookup(c.Mode); c.omit() > 0 && info.OneMessage {
+		bad("stress", "omit=%d in mode %s, whose payload is one message: want 0", c.omit(), c.Mode)
 	}
 	if c.CustomUpMbps < 0 || c.CustomDownMbps < 0 {
 		bad("custom_up_mbps", "%d up / %d down, want >= 0", c.CustomUpMbps, c.CustomDownMbps)
@@ -379,14 +332,14 @@ func (c Config) Validate() error {
 	if c.MeshSettleTimeout <= 0 {
 		bad("mesh_settle_timeout", "%v, want > 0", c.MeshSettleTimeout)
 	}
-	if len(fields) == 0 && c.Omit > 0 {
+	if len(fields) == 0 && c.omit() > 0 {
 		// The part count follows from the payload, its order and code: cut
 		// the first payload (milliseconds) so an impossible omit is named
 		// before any network starts.
 		if parts, err := c.partsPerPayload(); err != nil {
-			bad("omit", "cannot count the payload's parts: %v", err)
-		} else if c.Omit >= parts {
-			bad("omit", "%d, but each payload has %d parts (%s): the builder must send at least one", c.Omit, parts, c.Mode)
+			bad("stress", "omit: cannot count the payload's parts: %v", err)
+		} else if c.omit() >= parts {
+			bad("stress", "omit=%d, but each payload has %d parts (%s): the builder must send at least one", c.omit(), parts, c.Mode)
 		}
 	}
 	if len(fields) > 0 {
@@ -460,5 +413,16 @@ func (c Config) partsPerPayload() (int, error) {
 // policy is the registered diffusion policy for c's mode with c's options.
 func (c Config) policy() (diffusion.Policy, error) {
 	return diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
-		PushWidth: c.PushWidth, Pulls: c.Pulls, Order: c.order(), Parity: c.ParityShards})
+		PushWidth: c.PushWidth, Pulls: diffusion.PullRules{Window: c.PullWindow, Delay: c.PullDelay, Ban: c.PullBan},
+		Order: c.order(), Parity: c.ParityShards})
 }
+
+// policyOptionKeys names the spec key of each diffusion option (what
+// diffusion.New's OptionError names).
+var policyOptionKeys = map[string]string{
+	"SegmentSize": "segment_size", "InstallTimeout": "install_timeout", "PushWidth": "push_width",
+	"Pulls.Window": "pull_window", "Pulls.Ban": "pull_ban", "Pulls": "pull_window", "Parity": "parity_shards",
+}
+
+// omit is how many parts of each payload the builder never sends.
+func (c Config) omit() int { return int(c.Stress[stress.Omit.Name]) }

@@ -4,6 +4,9 @@ import (
 	mathrand "math/rand"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/segdiff/segdiff/internal/stress"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/internal/devnet"
@@ -36,10 +39,15 @@ func TestConfigValidate(t *testing.T) {
 		{name: "reveal after slot", mod: func(c *embedded.Config) { c.RevealOffset = c.SlotDuration }, wantErr: "reveal_offset"},
 		{name: "zero window", mod: func(c *embedded.Config) { c.Window = 0 }, wantErr: "window: 0s"},
 		{name: "zero uniform latency", mod: func(c *embedded.Config) { c.Latency = "uniform"; c.UniformLatency = 0 }, wantErr: "uniform_latency"},
-		{name: "omit every part", mod: func(c *embedded.Config) { c.Mode = devnet.ModeSegmented; c.Omit = 23 }, wantErr: "omit: 23, but each payload has 23 parts (segmented)"},
-		{name: "omit some parts", mod: func(c *embedded.Config) { c.Mode = mode.Tier3; c.Omit = 23 }},
-		{name: "withholders above half", mod: func(c *embedded.Config) { c.Withholders = 0.6 }, wantErr: "withholders: 0.6, want a share 0..0.5"},
-		{name: "loss of every delivery", mod: func(c *embedded.Config) { c.LossData = 1 }, wantErr: "loss_data: 1, want a probability 0 ≤ p < 1"},
+		{name: "omit every part", mod: func(c *embedded.Config) { c.Mode = devnet.ModeSegmented; c.Stress = stress.Set{"omit": 23} }, wantErr: "stress: omit=23, but each payload has 23 parts (segmented)"},
+		{name: "omit some parts", mod: func(c *embedded.Config) { c.Mode = mode.Tier3; c.Stress = stress.Set{"omit": 23} }},
+		{name: "withholders above half", mod: func(c *embedded.Config) { c.Stress = stress.Set{"withholder": 0.6} }, wantErr: "stress: withholder=0.6: want a share 0..0.5"},
+		{name: "unknown stress condition", mod: func(c *embedded.Config) { c.Stress = stress.Set{"withholders": 0.1} }, wantErr: `stress: unknown stress condition "withholders"`},
+		{name: "payload size as a stress entry", mod: func(c *embedded.Config) { c.Stress = stress.Set{"payload-size": 4096} }, wantErr: "payload-size is the spec's payload_size"},
+		{name: "omit in a one-message mode", mod: func(c *embedded.Config) { c.Mode = mode.Whole; c.Stress = stress.Set{"omit": 1} }, wantErr: "whose payload is one message"},
+		{name: "push width below zero", mod: func(c *embedded.Config) { c.PushWidth = -1 }, wantErr: "push_width: -1, want >= 0"},
+		{name: "pull window below zero", mod: func(c *embedded.Config) { c.PullWindow = -time.Second }, wantErr: "pull_window: -1s, want >= 0"},
+		{name: "loss of every delivery", mod: func(c *embedded.Config) { c.Stress = stress.Set{"loss-data": 1} }, wantErr: "stress: loss-data=1: want a probability 0 ≤ p < 1"},
 		{name: "several at once", mod: func(c *embedded.Config) { c.Payloads = 0; c.PTCSize = 0 }, wantErr: "ptc_size: 0"},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/segdiff/segdiff/diffusion/role"
+	"github.com/segdiff/segdiff/internal/stress"
+
 	segmode "github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
@@ -32,7 +35,7 @@ func TestOmit_synctest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			c := smallConfig(tt.mode)
-			c.Omit = 1
+			c.Stress = stress.Set{stress.Omit.Name: 1}
 			res := synctestSimulate(t, c)
 			if len(res.Slots) != c.Payloads {
 				t.Fatalf("got %d payload slots, want %d", len(res.Slots), c.Payloads)
@@ -149,8 +152,8 @@ func TestForwardNothing_synctest(t *testing.T) {
 		role devnet.Role
 		set  func(*embedded.Config)
 	}{
-		{segmode.SegmentedBatch, devnet.RoleSilent, func(c *embedded.Config) { c.Silent = 0.25 }},
-		{segmode.Phase, devnet.RoleMute, func(c *embedded.Config) { c.Mute = 0.25 }},
+		{segmode.SegmentedBatch, devnet.Role(role.Silent.Name), func(c *embedded.Config) { c.Stress = stress.Set{role.Silent.Name: 0.25} }},
+		{segmode.Phase, devnet.Role(role.Mute.Name), func(c *embedded.Config) { c.Stress = stress.Set{role.Mute.Name: 0.25} }},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode)+"/"+string(tt.role), func(t *testing.T) {
@@ -180,8 +183,8 @@ func TestForwardNothing_synctest(t *testing.T) {
 // itself is unit-tested in package diffusion (TestInspectRPCRoles).
 func TestWithholders_synctest(t *testing.T) {
 	c := smallConfig(segmode.WholePulls)
-	c.Withholders = 0.25
+	c.Stress = stress.Set{role.Withholder.Name: 0.25}
 	res := synctestSimulate(t, c)
-	roleHolders(t, res, devnet.RoleWithholder, int(0.25*float64(c.Nodes-1)))
+	roleHolders(t, res, devnet.Role(role.Withholder.Name), int(0.25*float64(c.Nodes-1)))
 	honestComplete(t, res)
 }

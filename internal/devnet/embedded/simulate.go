@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/segdiff/segdiff/diffusion"
+	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/eip8411"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/chain"
@@ -16,6 +17,7 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet/embedded/node"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/result"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/seeds"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // Result is what one simulation measured, with the configuration it ran.
@@ -121,7 +123,7 @@ func (c Config) plan() (driver.Plan, error) {
 			return driver.Plan{}, fmt.Errorf("node %d: %w", i, err)
 		}
 		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: roles[i], InstallDelay: c.InstallDelay,
-			Loss: node.Loss{Data: c.LossData, Requests: c.LossRequests}}
+			Loss: node.Loss{Data: c.Stress[stress.LossData.Name], Requests: c.Stress[stress.LossRequests.Name]}}
 		if d, ok := c.InstallDelayOverrides[i]; ok {
 			np.InstallDelay = d
 		}
@@ -131,7 +133,7 @@ func (c Config) plan() (driver.Plan, error) {
 		}
 		p.Nodes = append(p.Nodes, np)
 	}
-	spreadUplinks(p.Nodes, c.UplinkSpread, c.Seed)
+	spreadUplinks(p.Nodes, c.Stress[stress.UplinkSpread.Name], c.Seed)
 	proposers := chain.Proposers(c.Seed, c.Payloads, others)
 	for i := range c.Payloads {
 		slot := uint64(i + 1)
@@ -148,10 +150,10 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, err
 		}
-		if c.Omit >= len(prepared.Messages) {
-			return driver.Plan{}, &ValidationError{Fields: []*FieldError{{Key: "omit", Err: fmt.Errorf("%d, but slot %d's payload has %d parts", c.Omit, slot, len(prepared.Messages))}}}
+		if c.omit() >= len(prepared.Messages) {
+			return driver.Plan{}, &ValidationError{Fields: []*FieldError{{Key: "stress", Err: fmt.Errorf("omit=%d, but slot %d's payload has %d parts", c.omit(), slot, len(prepared.Messages))}}}
 		}
-		for _, i := range seeds.Omit(c.Seed, slot).Perm(len(prepared.Messages))[:c.Omit] {
+		for _, i := range seeds.Omit(c.Seed, slot).Perm(len(prepared.Messages))[:c.omit()] {
 			prepared.Messages[i] = nil // the builder never sends it
 		}
 		p.Payloads = append(p.Payloads, driver.Payload{Slot: slot, Proposer: proposers[i], Block: b, Prepared: prepared})
@@ -160,26 +162,22 @@ func (c Config) plan() (driver.Plan, error) {
 }
 
 // placeRoles gives every node its role: the builder and most nodes relay;
-// the configured shares of the other nodes withhold, stay silent or stay
-// mute, drawn from the seed's roles stream.
+// each adversarial role's share of the other nodes (its stress condition)
+// plays it, in package role's order, drawn from the seed's roles stream.
 func (c Config) placeRoles() []diffusion.Role {
 	roles := make([]diffusion.Role, c.Nodes)
 	var others []int
 	for i := range roles {
-		roles[i] = diffusion.Relay
+		roles[i] = role.Relay
 		if i != c.Builder {
 			others = append(others, i)
 		}
 	}
 	order := seeds.Roles(c.Seed).Perm(len(others))
 	next := 0
-	for _, share := range []struct {
-		f    float64
-		role diffusion.Role
-	}{{c.Withholders, diffusion.Withholder}, {c.Silent, diffusion.Silent}, {c.Mute, diffusion.Mute}} {
-		k := int(share.f * float64(len(others)))
-		for range k {
-			roles[others[order[next]]] = share.role
+	for _, r := range role.Adversarial() {
+		for range int(c.Stress[r.Name] * float64(len(others))) {
+			roles[others[order[next]]] = r
 			next++
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/segdiff/segdiff/internal/clientpatch"
+	"github.com/segdiff/segdiff/diffusion/role"
+
 	"github.com/segdiff/segdiff/internal/devnet"
 )
 
@@ -51,8 +51,8 @@ func (o *RunOutput) check() error {
 				return fmt.Errorf("segdiff_nodes[%d].roles[%d]: unknown role %q (want node, proposer or builder)", i, j, r)
 			}
 		}
-		if n.DiffusionRole != "" && !slices.Contains(clientpatch.RoleNames(), n.DiffusionRole) {
-			return fmt.Errorf("segdiff_nodes[%d].diffusion_role: unknown role %q (want one of %s)", i, n.DiffusionRole, strings.Join(clientpatch.RoleNames(), ", "))
+		if _, known := role.Lookup(n.DiffusionRole); n.DiffusionRole != "" && !known {
+			return fmt.Errorf("segdiff_nodes[%d].diffusion_role: unknown role %q (want one of %s)", i, n.DiffusionRole, strings.Join(role.Names(), ", "))
 		}
 		switch devnet.LinkClass(n.LinkClass) {
 		case devnet.LinkHome, devnet.LinkDatacenter, devnet.LinkCustom:

@@ -1,0 +1,130 @@
+// Package role is the one list of how a node may behave towards payload
+// messages: the honest relay and the refusing roles of the design's stress
+// list. Roles are data. A policy consults a role's capabilities wherever its
+// protocol forwards, answers or announces; the suite counts only honest
+// receivers in its verdicts; the embedded devnet places each adversarial
+// role's share of the nodes (a stress condition named after the role); the
+// network-params checker and the client manifest accept a participant's
+// segdiff.role by this list. A new role is one Register call (and, for
+// real clients, its flags in client-patches/clients.yaml).
+//
+// The package has no dependencies beyond the standard library, so that
+// every layer can read the list.
+package role
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Role is how a node behaves towards payload messages.
+type Role struct {
+	// Name is the role as results, params files and stress conditions
+	// name it ("withholder").
+	Name string
+	// Doc says what the role refuses, in a phrase.
+	Doc string
+	// Forward: the node relays payload messages it accepted.
+	Forward bool
+	// Answer: the node answers requests for messages it holds (IWANT,
+	// pulls).
+	Answer bool
+	// Announce: the node sends inventory and acknowledgements (IHAVE,
+	// IDONTWANT, announcements).
+	Announce bool
+}
+
+// The roles of the design's stress list. Each adds one refusal to the one
+// before it.
+var (
+	// Relay is the honest node: it forwards, answers and announces.
+	Relay = Role{Name: "relay", Doc: "the honest node: forwards, answers and announces", Forward: true, Answer: true, Announce: true}
+	// Withholder announces what it holds and forwards, but never answers a
+	// request.
+	Withholder = Role{Name: "withholder", Doc: "announces and forwards, never answers a request", Forward: true, Announce: true}
+	// Silent also forwards nothing.
+	Silent = Role{Name: "silent", Doc: "announces, never forwards or answers", Announce: true}
+	// Mute also sends no inventory or acknowledgement.
+	Mute = Role{Name: "mute", Doc: "sends nothing: no forwarding, answers, inventory or acknowledgements"}
+)
+
+// Honest reports whether r is the honest relay: verdicts cover honest
+// nodes only.
+func (r Role) Honest() bool { return r == Relay }
+
+var (
+	mu    sync.RWMutex
+	roles = []Role{Relay, Withholder, Silent, Mute}
+)
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// Register adds an adversarial role after the others. Its name must be new,
+// lower-case letters, digits and dashes, and it must refuse something (a
+// role with every capability is the relay).
+func Register(r Role) error {
+	if !validName.MatchString(r.Name) {
+		return fmt.Errorf("register role %q: want a lower-case name of letters, digits and dashes", r.Name)
+	}
+	if r.Forward && r.Answer && r.Announce {
+		return fmt.Errorf("register role %q: it refuses nothing (that is the relay)", r.Name)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.ContainsFunc(roles, func(have Role) bool { return have.Name == r.Name }) {
+		return fmt.Errorf("register role %q: registered twice", r.Name)
+	}
+	roles = append(roles, r)
+	return nil
+}
+
+// Unregister removes a role Register added (tests that add a role undo it).
+func Unregister(name string) {
+	mu.Lock()
+	defer mu.Unlock()
+	roles = slices.DeleteFunc(roles, func(r Role) bool { return r.Name == name && r != Relay && !builtin(r) })
+}
+
+func builtin(r Role) bool { return r == Withholder || r == Silent || r == Mute }
+
+// All returns every role: the relay first, then the adversarial roles in
+// registration order.
+func All() []Role {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Clone(roles)
+}
+
+// Adversarial returns every role but the relay, in order.
+func Adversarial() []Role { return All()[1:] }
+
+// Names returns every role's name, in order.
+func Names() []string {
+	all := All()
+	out := make([]string, len(all))
+	for i, r := range all {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// Lookup returns the role called name.
+func Lookup(name string) (Role, bool) {
+	for _, r := range All() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Role{}, false
+}
+
+// Named returns the role called name, or an error listing the roles.
+func Named(name string) (Role, error) {
+	if r, ok := Lookup(name); ok {
+		return r, nil
+	}
+	return Role{}, fmt.Errorf("unknown role %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
