@@ -73,7 +73,9 @@ func (c Condition) Check(v float64) error {
 }
 
 // Fractional reports whether c's values may be written as percentages.
-func (c Condition) Fractional() bool { return c.Kind == Share || c.Kind == Probability || c.Kind == Spread }
+func (c Condition) Fractional() bool {
+	return c.Kind == Share || c.Kind == Probability || c.Kind == Spread
+}
 
 // The fault and size conditions of the design's stress list.
 var (

@@ -58,9 +58,9 @@ type Config struct {
 	PushWidth    int    `json:"push_width,omitempty" doc:"mesh peers each new segment is pushed to eagerly in the phase-forwarding modes (0: the policy's default)"`
 	// PullWindow, PullDelay and PullBan are the disciplined-pull rules of
 	// the modes that have them (zero: diffusion.DefaultPullRules).
-	PullWindow time.Duration `json:"pull_window,omitempty" doc:"disciplined pulls: how long a request may stay unanswered before the next announcer is asked (0: the policy's default)"`
-	PullDelay  time.Duration `json:"pull_delay,omitempty" doc:"disciplined pulls: wait after the first announcement of a missing segment before asking (0: the policy's default; -1ns: at once)"`
-	PullBan    time.Duration `json:"pull_ban,omitempty" doc:"disciplined pulls: how long a peer whose request lapsed is not asked (0: the policy's default)"`
+	PullWindow time.Duration    `json:"pull_window,omitempty" doc:"disciplined pulls: how long a request may stay unanswered before the next announcer is asked (0: the policy's default)"`
+	PullDelay  time.Duration    `json:"pull_delay,omitempty" doc:"disciplined pulls: wait after the first announcement of a missing segment before asking (0: the policy's default; -1ns: at once)"`
+	PullBan    time.Duration    `json:"pull_ban,omitempty" doc:"disciplined pulls: how long a peer whose request lapsed is not asked (0: the policy's default)"`
 	NodeClass  devnet.LinkClass `json:"node_class" group:"network" doc:"link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom"`
 	// DatacenterShare: the first ⌊share·(Nodes−1)⌋ non-builder nodes by
 	// index, as the prototype assigns them.
