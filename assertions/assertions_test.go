@@ -1,15 +1,29 @@
 package assertions_test
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/metrics/metricstest"
 )
 
 type S = assertions.Series
+
+// node builds a record node from series values by slot (times as Unix
+// seconds), as a scrape would give them.
+func node(id, link string, builder bool, series map[S]map[uint64]float64) assertions.Node {
+	byName := map[string]map[uint64]float64{}
+	for s, v := range series {
+		byName[string(s)] = v
+	}
+	return assertions.Node{ID: id, Link: link, Builder: builder, Slots: metricstest.Slots(byName)}
+}
 
 // net builds a network: builder "b0" revealing slots 10..13 at 100+slot
 // seconds with a 1000-byte compressed payload, and receivers r1 (home),
@@ -41,9 +55,9 @@ func testNet(mut func(map[string]map[S]map[uint64]float64)) assertions.Network {
 		mut(series)
 	}
 	return assertions.Network{Nodes: []assertions.Node{
-		{ID: "b0", Link: "datacenter", Builder: true, Slots: series["b0"]},
-		{ID: "r2", Link: "datacenter", Slots: series["r2"]},
-		{ID: "r1", Link: "home", Slots: series["r1"]},
+		node("b0", "datacenter", true, series["b0"]),
+		node("r2", "datacenter", false, series["r2"]),
+		node("r1", "home", false, series["r1"]),
 	}}
 }
 
@@ -84,7 +98,7 @@ func TestExtraction(t *testing.T) {
 		wantErr string
 	}{
 		{name: "completion", extract: assertions.Completion, net: testNet(nil), slots: warm, wantN: 6, wantMax: 2.0},
-		{name: "copies", extract: assertions.Copies, net: testNet(nil), slots: warm, wantN: 6, wantMax: 1.9},
+		{name: "copies", extract: copiesOverSlot, net: testNet(nil), slots: warm, wantN: 6, wantMax: 1.9},
 		{name: "install delay includes builder", extract: assertions.InstallDelay, net: testNet(nil), slots: warm, wantN: 9, wantMax: 0.05},
 		{name: "no slots", extract: assertions.Completion, net: testNet(nil), slots: nil, wantErr: "no slots selected"},
 		{name: "only builders", extract: assertions.Completion, net: assertions.Network{Nodes: []assertions.Node{{ID: "b0", Builder: true}}}, slots: warm, wantErr: "no receiving"},
@@ -94,10 +108,10 @@ func TestExtraction(t *testing.T) {
 		{name: "node lacks one slot", extract: assertions.Completion, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"][assertions.SeriesCompleted], 12) }),
 			wantErr: "1 nodes never completed (1 node-slots); node r1 never completed slot 12"},
-		{name: "builder lacks payload size", extract: assertions.Copies, slots: warm,
+		{name: "builder lacks payload size", extract: copiesOverSlot, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["b0"][assertions.SeriesPayloadSize], 13) }),
 			wantErr: `node b0: series payload_diffusion_payload_size_bytes{encoding="compressed"} has no value for slot 13`},
-		{name: "control bytes missing", extract: assertions.Copies, slots: warm,
+		{name: "control bytes missing", extract: copiesOverSlot, slots: warm,
 			net:     testNet(func(m map[string]map[S]map[uint64]float64) { delete(m["r1"], assertions.SeriesControlBytes) }),
 			wantErr: `node r1: series payload_diffusion_received_bytes{kind="control"} missing`},
 		{name: "install arrival missing", extract: assertions.InstallDelay, slots: warm,
@@ -263,26 +277,23 @@ func checkErr(t *testing.T, err error, want string) {
 	}
 }
 
-func TestMicrosecondsDropsFloatNoise(t *testing.T) {
-	reveal, done := 946684800.25, 946684801.812
-	if got := assertions.Microseconds(done - reveal); got != 1.562 {
-		t.Fatalf("Microseconds(%v) = %v, want 1.562", done-reveal, got)
-	}
+func copiesOverSlot(n assertions.Network, slots []uint64) ([]assertions.Sample, error) {
+	return assertions.Copies(n, slots, assertions.CopiesOverSlot)
 }
 
 // A node that never completes a slot it exports other readings for is
 // reported as stranded, with the parts it held; adversarial nodes are not
 // receivers.
 func TestStrandedNodeNamedWithPartsHeld(t *testing.T) {
-	builder := assertions.Node{ID: "b", Builder: true, Slots: map[assertions.Series]map[uint64]float64{
+	builder := node("b", "", true, map[S]map[uint64]float64{
 		assertions.SeriesReveal:   {1: 100, 2: 112},
 		assertions.SeriesSegments: {1: 32, 2: 32},
-	}}
-	done := assertions.Node{ID: "r1", Slots: map[assertions.Series]map[uint64]float64{
-		assertions.SeriesCompleted: {2: 112.5}, assertions.SeriesSegmentsRecv: {2: 32}}}
-	stranded := assertions.Node{ID: "r2", Slots: map[assertions.Series]map[uint64]float64{
-		assertions.SeriesCompleted: {1: 100.5}, assertions.SeriesSegmentsRecv: {2: 28}}}
-	withholder := assertions.Node{ID: "w", Adversary: true}
+	})
+	done := node("r1", "", false, map[S]map[uint64]float64{
+		assertions.SeriesCompleted: {2: 112.5}, assertions.SeriesSegmentsRecv: {2: 32}})
+	stranded := node("r2", "", false, map[S]map[uint64]float64{
+		assertions.SeriesCompleted: {1: 100.5}, assertions.SeriesSegmentsRecv: {2: 28}})
+	withholder := assertions.Node{ID: "w", Role: "withholder"}
 	net := assertions.Network{Nodes: []assertions.Node{builder, done, stranded, withholder}}
 	if got := len(net.Receivers()); got != 2 {
 		t.Fatalf("%d receivers, want the two honest non-builders", got)
@@ -290,8 +301,8 @@ func TestStrandedNodeNamedWithPartsHeld(t *testing.T) {
 	_, err := assertions.Completion(net, []uint64{2})
 	// A node that completed no slot at all exports no completion series,
 	// yet received parts: it is stranded too, not a metrics gap.
-	never := assertions.Node{ID: "r3", Slots: map[assertions.Series]map[uint64]float64{
-		assertions.SeriesSegmentsRecv: {2: 19}}}
+	never := node("r3", "", false, map[S]map[uint64]float64{
+		assertions.SeriesSegmentsRecv: {2: 19}})
 	_, err3 := assertions.Completion(assertions.Network{Nodes: []assertions.Node{builder, never}}, []uint64{2})
 	if want := "node r3 never completed slot 2 (holding 19 of 32 parts)"; err3 == nil || !strings.Contains(err3.Error(), want) {
 		t.Errorf("Completion error = %v, want it to contain %q", err3, want)
@@ -299,5 +310,82 @@ func TestStrandedNodeNamedWithPartsHeld(t *testing.T) {
 	want := "completion from reveal: 1 nodes never completed (1 node-slots); node r2 never completed slot 2 (holding 28 of 32 parts)"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Completion error = %v, want it to contain %q", err, want)
+	}
+}
+
+// summaryNet is a builder b0 revealing slots 2 and 3 (1000-byte compressed
+// payloads) and receivers completing ms[node][slot] milliseconds after the
+// reveal (-1: never), each receiving copies×900 data and copies×100
+// control bytes; by network completion one copy fewer where every node
+// completed.
+func summaryNet(ms map[string][2]int, copies [2]float64) assertions.Network {
+	b := map[S]map[uint64]float64{assertions.SeriesReveal: {2: 100, 3: 112}, assertions.SeriesPayloadSize: {2: 1000, 3: 1000}}
+	net := assertions.Network{Nodes: []assertions.Node{node("b0", "home", true, b)},
+		PTC: map[uint64]devnet.PTCVotes{2: {Slot: 2, Size: 512, PayloadPresent: 300}, 3: {Slot: 3, Size: 512, PayloadPresent: 200}}}
+	all := map[uint64]bool{2: true, 3: true}
+	for _, times := range ms {
+		for i, m := range times {
+			all[uint64(i+2)] = all[uint64(i+2)] && m >= 0
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(ms)) {
+		series := map[S]map[uint64]float64{assertions.SeriesCompleted: {}, assertions.SeriesDataBytes: {}, assertions.SeriesControlBytes: {},
+			assertions.SeriesNetDataBytes: {}, assertions.SeriesNetControlBytes: {}}
+		for i, m := range ms[id] {
+			slot := uint64(i + 2)
+			if m >= 0 {
+				series[assertions.SeriesCompleted][slot] = b[assertions.SeriesReveal][slot] + float64(m)/1000
+			}
+			series[assertions.SeriesDataBytes][slot] = copies[i] * 900
+			series[assertions.SeriesControlBytes][slot] = copies[i] * 100
+			if all[slot] {
+				series[assertions.SeriesNetDataBytes][slot] = (copies[i] - 1) * 900
+				series[assertions.SeriesNetControlBytes][slot] = (copies[i] - 1) * 100
+			}
+		}
+		net.Nodes = append(net.Nodes, node(id, "home", false, series))
+	}
+	return net
+}
+
+// Summaries pool receivers × slots with nearest-rank quantiles, as the
+// checks do; the builder is not a receiver; a node that never completed is
+// never, not a number; each copies definition is its own figure.
+func TestSummarize(t *testing.T) {
+	net := summaryNet(map[string][2]int{"r1": {100, 500}, "r2": {200, 600}, "r3": {300, 700}, "r4": {400, 4000}}, [2]float64{2, 4})
+	s, err := assertions.Summarize(net, []uint64{2, 3}, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Slots != 2 || s.Receivers != 4 || s.P50 != 400*time.Millisecond || s.P90 != 4*time.Second || s.Max != 4*time.Second {
+		t.Errorf("p50 %v p90 %v max %v over %d slots of %d receivers; want 400ms, 4s (rank 8 of 8), 4s over 2 of 4", s.P50, s.P90, s.Max, s.Slots, s.Receivers)
+	}
+	if s.Within != 7.0/8 || s.Stranded != 0 {
+		t.Errorf("within = %v, stranded %d; want 7/8, 0", s.Within, s.Stranded)
+	}
+	if s.OverSlot.Mean != 3 || s.OverSlot.Median != 2 || s.DataOverSlot != 2.7 {
+		t.Errorf("copies over the slot mean %v median %v, data %v; want 3, 2, 2.7", s.OverSlot.Mean, s.OverSlot.Median, s.DataOverSlot)
+	}
+	if s.ByNetworkCompletion.Mean != 2 || s.ByNetworkCompletion.Median != 1 || s.ByNetworkCompletion.Samples != 8 {
+		t.Errorf("copies by network completion %+v; want mean 2, median 1 over 8", s.ByNetworkCompletion)
+	}
+	if s.PTCTimely != 1 || s.PTCSlots != 2 {
+		t.Errorf("PTC timely %d of %d, want 1 of 2", s.PTCTimely, s.PTCSlots)
+	}
+	never, err := assertions.Summarize(summaryNet(map[string][2]int{"r1": {100, 0}, "r2": {-1, 0}, "r3": {-1, 0}, "r4": {-1, 0}}, [2]float64{1, 1}), []uint64{2}, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if never.P50 != -1 || never.Max != -1 || never.Within != 0.25 || never.Stranded != 3 {
+		t.Errorf("with three nodes never complete: p50 %v max %v within %v stranded %d", never.P50, never.Max, never.Within, never.Stranded)
+	}
+	if !math.IsNaN(float64(never.ByNetworkCompletion.Mean)) || never.OverSlot.Mean != 1 {
+		t.Errorf("a slot some node never completed has no network-completion bytes: %+v, over the slot %+v", never.ByNetworkCompletion, never.OverSlot)
+	}
+	// A metrics gap is not a stranded node: the summary refuses it.
+	gap := summaryNet(map[string][2]int{"r1": {100, 500}}, [2]float64{2, 2})
+	gap.Nodes = append(gap.Nodes, assertions.Node{ID: "r9"})
+	if _, err := assertions.Summarize(gap, []uint64{2, 3}, 3*time.Second); err == nil || !strings.Contains(err.Error(), "node r9: series payload_diffusion_completed_timestamp_seconds missing") {
+		t.Errorf("summary of a node without metrics: %v", err)
 	}
 }

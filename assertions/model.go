@@ -4,34 +4,60 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/segdiff/segdiff/diffusion/role"
+	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/metrics"
 )
 
-// Series names one per-slot series of the metrics contract. Series with a
-// distinguishing label carry it in braces, as Prometheus prints them.
+// Series names one per-slot series of the metrics contract in messages
+// (package metrics' names, the distinguishing label in braces).
 type Series string
 
 // Per-slot series the assertions read.
 const (
-	SeriesReveal         Series = "payload_diffusion_reveal_timestamp_seconds"
-	SeriesPayloadRaw     Series = `payload_diffusion_payload_size_bytes{encoding="raw"}`
-	SeriesPayloadSize    Series = `payload_diffusion_payload_size_bytes{encoding="compressed"}`
-	SeriesSegments       Series = "payload_diffusion_payload_segments"
-	SeriesBlockArrival   Series = "payload_diffusion_block_arrival_timestamp_seconds"
-	SeriesBlockInstalled Series = "payload_diffusion_block_installed_timestamp_seconds"
-	SeriesFirstArrival   Series = "payload_diffusion_first_arrival_timestamp_seconds"
-	SeriesCompleted      Series = "payload_diffusion_completed_timestamp_seconds"
-	SeriesDataBytes      Series = `payload_diffusion_received_bytes{kind="data"}`
-	SeriesControlBytes   Series = `payload_diffusion_received_bytes{kind="control"}`
-	SeriesSegmentsRecv   Series = "payload_diffusion_segments_received"
-	SeriesDuplicateRecv  Series = "payload_diffusion_duplicate_segments"
+	SeriesReveal          Series = metrics.NameRevealTimestamp
+	SeriesPayloadRaw      Series = metrics.NamePayloadSize + `{encoding="raw"}`
+	SeriesPayloadSize     Series = metrics.NamePayloadSize + `{encoding="compressed"}`
+	SeriesSegments        Series = metrics.NamePayloadSegments
+	SeriesBlockArrival    Series = metrics.NameBlockArrivalTimestamp
+	SeriesBlockInstalled  Series = metrics.NameBlockInstalledTimestamp
+	SeriesFirstArrival    Series = metrics.NameFirstArrivalTimestamp
+	SeriesCompleted       Series = metrics.NameCompletedTimestamp
+	SeriesDataBytes       Series = metrics.NameReceivedBytes + `{kind="data"}`
+	SeriesControlBytes    Series = metrics.NameReceivedBytes + `{kind="control"}`
+	SeriesSegmentsRecv    Series = metrics.NameSegmentsReceived
+	SeriesNetDataBytes    Series = metrics.NameNetworkCompletionBytes + `{kind="data"}`
+	SeriesNetControlBytes Series = metrics.NameNetworkCompletionBytes + `{kind="control"}`
 )
+
+// series reads each Series from a slot: a time, or a count.
+var series = map[Series]struct {
+	time  func(*metrics.Slot) time.Time
+	count func(*metrics.Slot) uint64
+}{
+	SeriesReveal:          {time: func(s *metrics.Slot) time.Time { return s.Reveal }},
+	SeriesPayloadRaw:      {count: func(s *metrics.Slot) uint64 { return s.RawSize }},
+	SeriesPayloadSize:     {count: func(s *metrics.Slot) uint64 { return s.CompressedSize }},
+	SeriesSegments:        {count: func(s *metrics.Slot) uint64 { return s.SegmentCount }},
+	SeriesBlockArrival:    {time: func(s *metrics.Slot) time.Time { return s.BlockArrival }},
+	SeriesBlockInstalled:  {time: func(s *metrics.Slot) time.Time { return s.BlockInstalled }},
+	SeriesFirstArrival:    {time: func(s *metrics.Slot) time.Time { return s.FirstArrival }},
+	SeriesCompleted:       {time: func(s *metrics.Slot) time.Time { return s.Completed }},
+	SeriesDataBytes:       {count: func(s *metrics.Slot) uint64 { return s.DataBytes }},
+	SeriesControlBytes:    {count: func(s *metrics.Slot) uint64 { return s.ControlBytes }},
+	SeriesSegmentsRecv:    {count: func(s *metrics.Slot) uint64 { return s.Segments }},
+	SeriesNetDataBytes:    {count: func(s *metrics.Slot) uint64 { return s.DataBytesByNetworkCompletion }},
+	SeriesNetControlBytes: {count: func(s *metrics.Slot) uint64 { return s.ControlBytesByNetworkCompletion }},
+}
 
 const (
 	maxListedMissing = 8 // missing readings named in one error
 	maxWorst         = 5 // offenders a verdict keeps
 )
 
-// Node is one node's per-slot readings.
+// Node is one node's record: who it is and its readings of every slot.
 type Node struct {
 	// ID names the node in verdicts (devnet.Node.ID).
 	ID string
@@ -39,37 +65,92 @@ type Node struct {
 	Link string
 	// Builder marks a node that reveals payloads; builders are not receivers.
 	Builder bool
-	// Adversary marks a node holding a refusing role of the stress list
-	// (withholder, silent, mute): verdicts cover honest receivers only.
-	Adversary bool
-	// Slots maps a series to its value per slot. A series absent from the
-	// map, or a slot absent from a series, is a missing reading.
-	Slots map[Series]map[uint64]float64
+	// Role is the adversarial diffusion role the node plays (package role's
+	// name), "" for the honest relay: verdicts cover honest receivers only.
+	Role string
+	// Slots holds the node's typed readings per slot (package metrics). A
+	// slot absent here, or a series absent from its slot, is a missing
+	// reading.
+	Slots map[uint64]*metrics.Slot
 }
 
-// Value returns n's reading of s at slot, or a *MissingError.
-func (n Node) Value(s Series, slot uint64) (float64, error) {
-	bySlot, ok := n.Slots[s]
-	if !ok {
-		return 0, &MissingError{Node: n.ID, Series: s, Slot: slot, NoSeries: true}
+// Honest reports whether n plays no adversarial role.
+func (n Node) Honest() bool { return n.Role == "" || n.Role == role.Relay.Name }
+
+// reading returns n's slot when it carries series s, else a *MissingError.
+func (n Node) reading(s Series, slot uint64) (*metrics.Slot, *MissingError) {
+	st := n.Slots[slot]
+	if st != nil && st.HasSeries(string(s)) {
+		return st, nil
 	}
-	v, ok := bySlot[slot]
-	if !ok {
-		return 0, &MissingError{Node: n.ID, Series: s, Slot: slot}
+	for _, other := range n.Slots {
+		if other.HasSeries(string(s)) {
+			return nil, &MissingError{Node: n.ID, Series: s, Slot: slot}
+		}
 	}
-	return v, nil
+	return nil, &MissingError{Node: n.ID, Series: s, Slot: slot, NoSeries: true}
 }
 
-// Network is every node's readings from one devnet.
+// Time returns n's reading of time series s at slot, or a *MissingError.
+func (n Node) Time(s Series, slot uint64) (time.Time, *MissingError) {
+	st, miss := n.reading(s, slot)
+	if miss != nil {
+		return time.Time{}, miss
+	}
+	return series[s].time(st), nil
+}
+
+// Count returns n's reading of count series s at slot, or a *MissingError.
+func (n Node) Count(s Series, slot uint64) (uint64, *MissingError) {
+	st, miss := n.reading(s, slot)
+	if miss != nil {
+		return 0, miss
+	}
+	return series[s].count(st), nil
+}
+
+// Network is one devnet's measurement record: every node's readings of
+// every slot, and the PTC's votes where the source has them. The suite
+// builds it from the nodes' metrics (FromSnapshots), the embedded devnet's
+// simulation from the same metrics in process, so every figure is computed
+// by this package from the one record.
 type Network struct {
 	Nodes []Node
+	// PTC holds the payload-timeliness committee's votes per slot (nil when
+	// the source reads them separately, as the suite does from the beacon
+	// API).
+	PTC map[uint64]devnet.PTCVotes
+}
+
+// FromSnapshots builds the record of nodes from their metrics snapshots
+// (by node id; a node without one has no readings, so every check that
+// needs it fails naming it). A node holding a role segdiff does not know
+// is an error: it could not be counted as honest or not.
+func FromSnapshots(nodes []devnet.Node, snaps map[string]*metrics.Snapshot) (Network, error) {
+	net := Network{Nodes: make([]Node, 0, len(nodes))}
+	for _, n := range nodes {
+		an := Node{ID: n.ID, Link: string(n.LinkClass), Builder: n.HasRole(devnet.RoleBuilder)}
+		for _, r := range n.Roles {
+			switch {
+			case !r.Known():
+				return Network{}, fmt.Errorf("node %s holds role %q, which is neither a node function nor a diffusion role (%s)", n.ID, r, strings.Join(role.Names(), ", "))
+			case r.Adversarial():
+				an.Role = string(r)
+			}
+		}
+		if snap := snaps[n.ID]; snap != nil {
+			an.Slots = snap.Slots
+		}
+		net.Nodes = append(net.Nodes, an)
+	}
+	return net, nil
 }
 
 // Reveal is a builder's publication of one slot's payload.
 type Reveal struct {
 	Slot    uint64
-	Builder string  // node id of the builder that revealed it
-	At      float64 // Unix seconds
+	Builder string // node id of the builder that revealed it
+	At      time.Time
 }
 
 // Reveals returns every slot's reveal, read from the builders' reveal series.
@@ -81,11 +162,14 @@ func (n Network) Reveals() map[uint64]Reveal {
 		if !node.Builder {
 			continue
 		}
-		for slot, at := range node.Slots[SeriesReveal] {
-			if r, ok := out[slot]; ok && r.At <= at {
+		for slot, st := range node.Slots {
+			if !st.Has(metrics.NameRevealTimestamp) {
 				continue
 			}
-			out[slot] = Reveal{Slot: slot, Builder: node.ID, At: at}
+			if r, ok := out[slot]; ok && !st.Reveal.Before(r.At) {
+				continue
+			}
+			out[slot] = Reveal{Slot: slot, Builder: node.ID, At: st.Reveal}
 		}
 	}
 	return out
@@ -95,7 +179,7 @@ func (n Network) Reveals() map[uint64]Reveal {
 func (n Network) Receivers() []Node {
 	var out []Node
 	for _, node := range n.Nodes {
-		if !node.Builder && !node.Adversary {
+		if !node.Builder && node.Honest() {
 			out = append(out, node)
 		}
 	}
@@ -149,6 +233,17 @@ func (e *MissingError) Error() string {
 type MissingReadings struct {
 	What    string // what was being computed
 	Missing []MissingError
+}
+
+// AllStranded reports whether every missing reading is a stranded node (a
+// diffusion failure), none a metrics gap.
+func (e *MissingReadings) AllStranded() bool {
+	for _, m := range e.Missing {
+		if !m.Stranded {
+			return false
+		}
+	}
+	return len(e.Missing) > 0
 }
 
 func (e *MissingReadings) Error() string {

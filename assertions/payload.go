@@ -82,12 +82,12 @@ func builderReadings(n Network, slots []uint64, s Series, miss *MissingReadings)
 			continue
 		}
 		b, _ := n.node(r.Builder)
-		v, err := b.Value(s, slot)
-		if err != nil {
-			miss.Missing = append(miss.Missing, *err.(*MissingError))
+		v, m := b.Count(s, slot)
+		if m != nil {
+			miss.Missing = append(miss.Missing, *m)
 			continue
 		}
-		out[slot] = Sample{Node: b.ID, Link: b.Link, Slot: slot, Value: v}
+		out[slot] = Sample{Node: b.ID, Link: b.Link, Slot: slot, Value: float64(v)}
 	}
 	return out
 }

@@ -11,16 +11,15 @@ import (
 // sized is a network whose builder revealed slots 1..4 with the given raw
 // sizes (0: no size reading for that slot).
 func sized(sizes ...float64) assertions.Network {
-	b := assertions.Node{ID: "b", Builder: true, Link: "datacenter", Slots: map[assertions.Series]map[uint64]float64{
-		assertions.SeriesReveal: {}, assertions.SeriesPayloadRaw: {}}}
+	series := map[S]map[uint64]float64{assertions.SeriesReveal: {}, assertions.SeriesPayloadRaw: {}}
 	for i, s := range sizes {
 		slot := uint64(i + 1)
-		b.Slots[assertions.SeriesReveal][slot] = 100 + float64(slot)
+		series[assertions.SeriesReveal][slot] = 100 + float64(slot)
 		if s > 0 {
-			b.Slots[assertions.SeriesPayloadRaw][slot] = s
+			series[assertions.SeriesPayloadRaw][slot] = s
 		}
 	}
-	return assertions.Network{Nodes: []assertions.Node{b, {ID: "r", Slots: map[assertions.Series]map[uint64]float64{}}}}
+	return assertions.Network{Nodes: []assertions.Node{node("b", "datacenter", true, series), {ID: "r"}}}
 }
 
 func TestPayloadSizesAtLeast(t *testing.T) {

@@ -28,6 +28,7 @@ const (
 	NameReceivedBytes           = "payload_diffusion_received_bytes"
 	NameSegmentsReceived        = "payload_diffusion_segments_received"
 	NameDuplicateSegments       = "payload_diffusion_duplicate_segments"
+	NameNetworkCompletionBytes  = "payload_diffusion_received_bytes_by_network_completion"
 	NameReceivedBytesTotal      = "payload_diffusion_received_bytes_total"
 	NameSegmentsRejectedTotal   = "payload_diffusion_segments_rejected_total"
 	NameSegmentsDeferredTotal   = "payload_diffusion_segments_deferred_total"
@@ -92,6 +93,9 @@ type Exporter string
 const (
 	ExportEveryNode Exporter = "every node"
 	ExportBuilder   Exporter = "builder"
+	// ExportReference marks a series only the embedded reference network
+	// exports: it needs a view of the whole network no client has.
+	ExportReference Exporter = "embedded devnet"
 )
 
 // Definition is one series of the contract.
@@ -139,6 +143,8 @@ var Definitions = []Definition{
 		"Distinct valid segments of the slot's payload received (whole mode: 1 when received)."},
 	{NameDuplicateSegments, TypeGauge, []string{LabelSlot}, "segments", ExportEveryNode,
 		"Copies of the slot's segments received beyond the first."},
+	{NameNetworkCompletionBytes, TypeGauge, []string{LabelSlot, LabelKind}, "bytes", ExportReference,
+		"Bytes received for the slot's payload (as received_bytes) by the time the last honest node completed it: the design's accounting, without the duplicates that arrive later. Only a simulation that sees every node knows that moment."},
 	{NameReceivedBytesTotal, TypeCounter, []string{LabelKind}, "bytes", ExportEveryNode,
 		"All payload-topic bytes received, all slots."},
 	{NameSegmentsRejectedTotal, TypeCounter, []string{LabelReason}, "segments", ExportEveryNode,

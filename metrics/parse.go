@@ -365,12 +365,13 @@ func (b *builder) perSlot(id, name string, labels map[string]string, v float64) 
 			b.fail(id, ErrBadLabel, "encoding %q, want raw or compressed", e)
 			return
 		}
-	case NameReceivedBytes:
+	case NameReceivedBytes, NameNetworkCompletionBytes:
+		fs := nameFields[name]
 		switch k := labels[LabelKind]; k {
 		case "data":
-			f = fDataBytes
+			f = fs[0]
 		case "control":
-			f = fControlBytes
+			f = fs[1]
 		default:
 			b.fail(id, ErrBadLabel, "kind %q, want data or control", k)
 			return
@@ -436,6 +437,10 @@ func (s *Slot) countField(f field) *uint64 {
 		return &s.Segments
 	case fDuplicates:
 		return &s.Duplicates
+	case fNetDataBytes:
+		return &s.DataBytesByNetworkCompletion
+	case fNetControlBytes:
+		return &s.ControlBytesByNetworkCompletion
 	}
 	panic("metrics: not a count field")
 }

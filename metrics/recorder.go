@@ -109,6 +109,7 @@ type Recorder struct {
 	payloadSize, segmentsK          *prometheus.GaugeVec
 	receivedBytes                   *prometheus.GaugeVec
 	segmentsReceived, duplicates    *prometheus.GaugeVec
+	netBytes                        *prometheus.GaugeVec
 	installDelay                    prometheus.Histogram
 	bytesTotal, rejected            *prometheus.CounterVec
 	deferred                        prometheus.Counter
@@ -160,6 +161,7 @@ func NewRecorder(reg prometheus.Registerer, opts ...Option) (*Recorder, error) {
 	r.receivedBytes = gauge(NameReceivedBytes)
 	r.segmentsReceived = gauge(NameSegmentsReceived)
 	r.duplicates = gauge(NameDuplicateSegments)
+	r.netBytes = gauge(NameNetworkCompletionBytes)
 	d := mustLookup(NameBlockInstallDelay)
 	r.installDelay = prometheus.NewHistogram(prometheus.HistogramOpts{Name: d.Name, Help: d.Help, Buckets: InstallDelayBuckets})
 	r.bytesTotal = counter(NameReceivedBytesTotal)
@@ -167,7 +169,7 @@ func NewRecorder(reg prometheus.Registerer, opts ...Option) (*Recorder, error) {
 	d = mustLookup(NameSegmentsDeferredTotal)
 	r.deferred = prometheus.NewCounter(prometheus.CounterOpts{Name: d.Name, Help: d.Help})
 	r.perSlot = []*prometheus.GaugeVec{r.reveal, r.payloadSize, r.segmentsK, r.blockArrival, r.installed,
-		r.firstArrival, r.completed, r.receivedBytes, r.segmentsReceived, r.duplicates}
+		r.firstArrival, r.completed, r.receivedBytes, r.segmentsReceived, r.duplicates, r.netBytes}
 
 	// Registration order follows Definitions so a failure names the first
 	// clashing series.
@@ -177,7 +179,7 @@ func NewRecorder(reg prometheus.Registerer, opts ...Option) (*Recorder, error) {
 		NameBlockInstalledTimestamp: r.installed, NameBlockInstallDelay: r.installDelay,
 		NameFirstArrivalTimestamp: r.firstArrival, NameCompletedTimestamp: r.completed,
 		NameReceivedBytes: r.receivedBytes, NameSegmentsReceived: r.segmentsReceived,
-		NameDuplicateSegments: r.duplicates, NameReceivedBytesTotal: r.bytesTotal,
+		NameDuplicateSegments: r.duplicates, NameNetworkCompletionBytes: r.netBytes, NameReceivedBytesTotal: r.bytesTotal,
 		NameSegmentsRejectedTotal: r.rejected, NameSegmentsDeferredTotal: r.deferred,
 	}
 	var done []prometheus.Collector
@@ -323,6 +325,22 @@ func (r *Recorder) AddReceivedBytes(slot uint64, kind Kind, n int) {
 	}
 	st.bytes[kind] += uint64(n)
 	r.receivedBytes.WithLabelValues(strconv.FormatUint(slot, 10), kind.String()).Set(float64(st.bytes[kind]))
+}
+
+// ReceivedBytesByNetworkCompletion records slot's received bytes of both
+// kinds as they stand now, the moment the last honest node completed it
+// (payload_diffusion_received_bytes_by_network_completion; the embedded
+// devnet's driver calls it, a client has no such moment).
+func (r *Recorder) ReceivedBytesByNetworkCompletion(slot uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.slot(slot)
+	if st == nil {
+		return
+	}
+	for _, k := range []Kind{KindData, KindControl} {
+		r.netBytes.WithLabelValues(strconv.FormatUint(slot, 10), k.String()).Set(float64(st.bytes[k]))
+	}
 }
 
 // AddUnattributedBytes adds n bytes of kind to

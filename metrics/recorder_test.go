@@ -47,6 +47,8 @@ func populate(r *metrics.Recorder, slot uint64) {
 	r.AddReceivedBytes(slot, metrics.KindData, 23_312)
 	r.AddReceivedBytes(slot, metrics.KindControl, 1_234)
 	r.Completed(slot, s.Add(6*time.Second+733*time.Millisecond))
+	r.ReceivedBytesByNetworkCompletion(slot)
+	r.AddReceivedBytes(slot, metrics.KindData, 23_312) // a late duplicate
 }
 
 func gatherText(t *testing.T, g prometheus.Gatherer) []byte {
@@ -156,7 +158,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	assert.Equal(t, start.Add(6*time.Second), s.Reveal)
 	assert.Equal(t, start.Add(6*time.Second+41*time.Millisecond), s.FirstArrival)
 	assert.Equal(t, start.Add(6*time.Second+733*time.Millisecond), s.Completed)
-	assert.EqualValues(t, 33*23_312, s.DataBytes)
+	assert.EqualValues(t, 34*23_312, s.DataBytes)
 	assert.EqualValues(t, 1_234, s.ControlBytes)
 	assert.EqualValues(t, 32, s.Segments)
 	assert.EqualValues(t, 1, s.Duplicates)
@@ -171,7 +173,10 @@ func TestRecorderRoundTrip(t *testing.T) {
 	assert.Equal(t, 733*time.Millisecond, c)
 	copies, ok := s.Copies(s.CompressedSize)
 	assert.True(t, ok)
-	assert.InDelta(t, float64(33*23_312+1_234)/746_000, copies, 1e-12)
+	assert.InDelta(t, float64(34*23_312+1_234)/746_000, copies, 1e-12)
+	byCompletion, ok := s.CopiesByNetworkCompletion(s.CompressedSize)
+	assert.True(t, ok)
+	assert.InDelta(t, float64(33*23_312+1_234)/746_000, byCompletion, 1e-12)
 	for _, def := range metrics.Definitions {
 		if def.PerSlot() {
 			assert.True(t, s.Has(def.Name), def.Name)
@@ -188,7 +193,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	_, ok = partial.InstallDelay()
 	assert.False(t, ok)
 
-	assert.EqualValues(t, 3*(33*23_312)+0, snap.Totals.DataBytes)
+	assert.EqualValues(t, 3*(34*23_312)+0, snap.Totals.DataBytes)
 	assert.EqualValues(t, 3*1_234, snap.Totals.ControlBytes)
 	assert.Equal(t, map[string]uint64{
 		metrics.ReasonIndexRange: 0, metrics.ReasonSize: 0, metrics.ReasonProof: 2,
@@ -289,9 +294,9 @@ func TestRecorderRetention(t *testing.T) {
 			perSlot++
 		}
 	}
-	// per-slot: 10 names, 2 of them with two series each; fixed: info 1,
+	// per-slot: 11 names, 3 of them with two series each; fixed: info 1,
 	// histogram 1, bytes_total 2, rejected 6, deferred 1.
-	assert.Equal(t, retained*(perSlot+2)+1+1+2+len(metrics.Reasons)+1, n)
+	assert.Equal(t, retained*(perSlot+3)+1+1+2+len(metrics.Reasons)+1, n)
 }
 
 func TestRecorderPanicsOnContractViolation(t *testing.T) {
@@ -326,11 +331,11 @@ func TestRecorderConcurrent(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 8*40, snap.Totals.Deferred)
 	assert.EqualValues(t, 8*40, snap.Totals.Rejected[metrics.ReasonSize])
-	assert.EqualValues(t, 8*40*(33*23_312), snap.Totals.DataBytes)
+	assert.EqualValues(t, 8*40*(34*23_312), snap.Totals.DataBytes)
 	last := snap.Slot(40)
 	require.NotNil(t, last, "slots %v", snap.SlotNumbers())
 	assert.EqualValues(t, 8*32, last.Segments)
-	assert.EqualValues(t, 8*33*23_312, last.DataBytes)
+	assert.EqualValues(t, 8*34*23_312, last.DataBytes)
 }
 
 func TestKindString(t *testing.T) {

@@ -71,6 +71,11 @@ type Slot struct {
 	ControlBytes   uint64
 	Segments       uint64 // distinct valid segments received
 	Duplicates     uint64 // copies beyond the first
+	// DataBytesByNetworkCompletion and ControlBytesByNetworkCompletion are
+	// DataBytes and ControlBytes as they stood when the last honest node
+	// completed the slot (the embedded devnet only).
+	DataBytesByNetworkCompletion    uint64
+	ControlBytesByNetworkCompletion uint64
 
 	present [numFields]bool
 }
@@ -92,23 +97,27 @@ const (
 	fControlBytes
 	fSegments
 	fDuplicates
+	fNetDataBytes
+	fNetControlBytes
 	numFields
 )
 
 // fieldSeries names each field's series in messages.
 var fieldSeries = [numFields]string{
-	fReveal:         NameRevealTimestamp,
-	fRawSize:        NamePayloadSize + `{encoding="raw"}`,
-	fCompressedSize: NamePayloadSize + `{encoding="compressed"}`,
-	fSegmentCount:   NamePayloadSegments,
-	fBlockArrival:   NameBlockArrivalTimestamp,
-	fBlockInstalled: NameBlockInstalledTimestamp,
-	fFirstArrival:   NameFirstArrivalTimestamp,
-	fCompleted:      NameCompletedTimestamp,
-	fDataBytes:      NameReceivedBytes + `{kind="data"}`,
-	fControlBytes:   NameReceivedBytes + `{kind="control"}`,
-	fSegments:       NameSegmentsReceived,
-	fDuplicates:     NameDuplicateSegments,
+	fReveal:          NameRevealTimestamp,
+	fRawSize:         NamePayloadSize + `{encoding="raw"}`,
+	fCompressedSize:  NamePayloadSize + `{encoding="compressed"}`,
+	fSegmentCount:    NamePayloadSegments,
+	fBlockArrival:    NameBlockArrivalTimestamp,
+	fBlockInstalled:  NameBlockInstalledTimestamp,
+	fFirstArrival:    NameFirstArrivalTimestamp,
+	fCompleted:       NameCompletedTimestamp,
+	fDataBytes:       NameReceivedBytes + `{kind="data"}`,
+	fControlBytes:    NameReceivedBytes + `{kind="control"}`,
+	fSegments:        NameSegmentsReceived,
+	fDuplicates:      NameDuplicateSegments,
+	fNetDataBytes:    NameNetworkCompletionBytes + `{kind="data"}`,
+	fNetControlBytes: NameNetworkCompletionBytes + `{kind="control"}`,
 }
 
 // nameFields maps each per-slot name to the fields it carries.
@@ -123,6 +132,7 @@ var nameFields = map[string][]field{
 	NameReceivedBytes:           {fDataBytes, fControlBytes},
 	NameSegmentsReceived:        {fSegments},
 	NameDuplicateSegments:       {fDuplicates},
+	NameNetworkCompletionBytes:  {fNetDataBytes, fNetControlBytes},
 }
 
 // Has reports whether every series of the per-slot contract name is present
@@ -139,6 +149,19 @@ func (s *Slot) Has(name string) bool {
 		}
 	}
 	return true
+}
+
+// HasSeries reports whether one series is present for this slot: a
+// per-slot name, or a name with its distinguishing label as errors spell
+// it (`payload_diffusion_received_bytes{kind="control"}`). A name with two
+// series is present when both are, as Has.
+func (s *Slot) HasSeries(series string) bool {
+	for f, name := range fieldSeries {
+		if name == series {
+			return s.present[f]
+		}
+	}
+	return s.Has(series)
 }
 
 // InstallDelay returns BlockInstalled − BlockArrival; false when either is absent.
@@ -161,14 +184,24 @@ func (s *Slot) CompletionFrom(reveal time.Time) (time.Duration, bool) {
 // ReceivedBytes returns data + control bytes.
 func (s *Slot) ReceivedBytes() uint64 { return s.DataBytes + s.ControlBytes }
 
-// Copies returns (data + control bytes) ÷ compressedSize, the payload copies
-// this node received; false when either byte series is absent or
-// compressedSize is 0.
+// Copies returns (data + control bytes) ÷ compressedSize over the whole
+// slot, the payload copies this node received, late duplicates included;
+// false when either byte series is absent or compressedSize is 0.
 func (s *Slot) Copies(compressedSize uint64) (float64, bool) {
 	if !s.Has(NameReceivedBytes) || compressedSize == 0 {
 		return 0, false
 	}
 	return float64(s.ReceivedBytes()) / float64(compressedSize), true
+}
+
+// CopiesByNetworkCompletion is Copies as the bytes stood when the last
+// honest node completed the slot; false when that series is absent (a
+// client's node, or a slot some honest node never completed).
+func (s *Slot) CopiesByNetworkCompletion(compressedSize uint64) (float64, bool) {
+	if !s.Has(NameNetworkCompletionBytes) || compressedSize == 0 {
+		return 0, false
+	}
+	return float64(s.DataBytesByNetworkCompletion+s.ControlBytesByNetworkCompletion) / float64(compressedSize), true
 }
 
 // Has reports whether the non-slot contract series name (info, the counters,

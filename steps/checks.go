@@ -11,59 +11,27 @@ import (
 	"github.com/segdiff/segdiff/internal/report"
 )
 
-// check is one budgeted measurement over a single devnet's warm slots.
-type check struct {
-	name    string
-	key     string // budget key, see Budgets
-	unit    assertions.Unit
-	kind    string // report distribution kind
-	plot    string // label of the budget line on kind's plot ("" draws none)
-	extract func(assertions.Network, []uint64) ([]assertions.Sample, error)
-	judge   func(name string, u assertions.Unit, samples []assertions.Sample, budget float64) assertions.Verdict
-}
-
-func quantile(q float64) func(string, assertions.Unit, []assertions.Sample, float64) assertions.Verdict {
-	return func(name string, u assertions.Unit, samples []assertions.Sample, budget float64) assertions.Verdict {
-		return assertions.QuantileAtMost(name, u, samples, q, budget)
-	}
-}
-
-var (
-	checkCompletionMax = check{name: "completion from reveal, every node and warm slot", key: "COMPLETION_MAX",
-		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: assertions.AllAtMost, plot: "every node"}
-	checkCompletionP50 = check{name: "median completion from reveal", key: "COMPLETION_P50",
-		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.5), plot: "median"}
-	checkCompletionP99 = check{name: "99th percentile of completion from reveal", key: "COMPLETION_P99",
-		unit: assertions.UnitSeconds, kind: report.KindCompletion, extract: assertions.Completion, judge: quantile(0.99), plot: "99th percentile"}
-	checkCopiesP50 = check{name: "median payload copies per node and warm slot", key: "COPIES_P50",
-		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: quantile(0.5), plot: "median"}
-	checkCopiesMax = check{name: "payload copies, every node and warm slot", key: "COPIES_MAX",
-		unit: assertions.UnitCopies, kind: report.KindCopies, extract: assertions.Copies, judge: assertions.AllAtMost, plot: "every node"}
-	checkInstallMax = check{name: "block-install delay, every node and warm slot", key: "INSTALL_MAX",
-		unit: assertions.UnitSeconds, kind: report.KindInstall, extract: assertions.InstallDelay, judge: assertions.AllAtMost}
-)
-
 // measure runs c on the scenario's single devnet against the budget in text
 // (or its environment override) and records the verdict.
-func measure(ctx context.Context, c check, text string) error {
+func measure(ctx context.Context, c assertions.Check, text string) error {
 	st, o, err := single(ctx)
 	if err != nil {
 		return err
 	}
-	b, err := envBudget(c.key, text)
+	b, err := envBudget(c.Key, text)
 	if err != nil {
 		return err
 	}
-	samples, err := c.extract(o.net, o.slots)
+	samples, err := c.Extract(o.net, o.slots)
 	if err != nil {
-		return st.fail(c.name, c.unit, assertions.OpAtMost, b.value, err)
+		return st.fail(c.Name, c.Unit, assertions.OpAtMost, b.value, err)
 	}
-	st.samples(c.kind, o, samples)
-	if c.plot != "" {
-		st.suite.addBudget(report.BudgetLine{Kind: c.kind, Label: c.plot, Value: b.value,
-			Devnet: o.cfg.String(), Scenario: st.rec.Name, Check: c.name})
+	st.samples(c.Kind, o, samples)
+	if c.Plot != "" {
+		st.suite.addBudget(report.BudgetLine{Kind: c.Kind, Label: c.Plot, Value: b.value,
+			Devnet: o.cfg.String(), Scenario: st.rec.Name, Check: c.Name})
 	}
-	return st.record(c.judge(c.name, c.unit, samples, b.value), b)
+	return st.record(c.Judge(samples, b.value), b)
 }
 
 func single(ctx context.Context) (*scenario, *observation, error) {

@@ -67,8 +67,7 @@ func elTargets(ctx context.Context, o *observation, budget float64) ([]elimport.
 		// Never wait longer than the budget from now: the node clocks that
 		// timed the reveal may be ahead of ours.
 		d := time.Duration(budget * float64(time.Second))
-		at := time.Unix(0, int64(reveals[slot].At*1e9))
-		payloads = append(payloads, elimport.Payload{Slot: slot, Hash: h, Deadline: earliest(at.Add(d), time.Now().Add(d))})
+		payloads = append(payloads, elimport.Payload{Slot: slot, Hash: h, Deadline: earliest(reveals[slot].At.Add(d), time.Now().Add(d))})
 	}
 	return els, payloads, nil
 }

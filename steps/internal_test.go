@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/segdiff/segdiff/metrics"
+	"github.com/segdiff/segdiff/metrics/metricstest"
+
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
 )
@@ -89,11 +92,11 @@ func TestTagAtoms(t *testing.T) {
 }
 
 func TestSettledWarm(t *testing.T) {
-	slots := func(m map[uint64]float64) map[assertions.Series]map[uint64]float64 {
-		return map[assertions.Series]map[uint64]float64{assertions.SeriesCompleted: m}
+	slots := func(m map[uint64]float64) map[uint64]*metrics.Slot {
+		return metricstest.Slots(map[string]map[uint64]float64{string(assertions.SeriesCompleted): m})
 	}
-	builder := assertions.Node{ID: "b", Builder: true, Slots: map[assertions.Series]map[uint64]float64{
-		assertions.SeriesReveal: {1: 1, 2: 2, 3: 3, 4: 4}}}
+	builder := assertions.Node{ID: "b", Builder: true, Slots: metricstest.Slots(map[string]map[uint64]float64{
+		string(assertions.SeriesReveal): {1: 1, 2: 2, 3: 3, 4: 4}})}
 	tests := []struct {
 		name      string
 		receivers []assertions.Node

@@ -162,15 +162,15 @@ func (s *Suite) ptcTimely(ctx context.Context) error {
 }
 
 func (s *Suite) everyNodeCompletes(ctx context.Context, budget string) error {
-	return measure(ctx, checkCompletionMax, budget)
+	return measure(ctx, assertions.CheckCompletionMax, budget)
 }
 
 func (s *Suite) medianCompletion(ctx context.Context, budget string) error {
-	return measure(ctx, checkCompletionP50, budget)
+	return measure(ctx, assertions.CheckCompletionP50, budget)
 }
 
 func (s *Suite) tailCompletion(ctx context.Context, budget string) error {
-	return measure(ctx, checkCompletionP99, budget)
+	return measure(ctx, assertions.CheckCompletionP99, budget)
 }
 
 func (s *Suite) shareCompleted(ctx context.Context, share, within string) error {
@@ -195,15 +195,15 @@ func (s *Suite) shareCompleted(ctx context.Context, share, within string) error 
 }
 
 func (s *Suite) medianCopies(ctx context.Context, budget string) error {
-	return measure(ctx, checkCopiesP50, budget)
+	return measure(ctx, assertions.CheckCopiesP50, budget)
 }
 
 func (s *Suite) maxCopies(ctx context.Context, budget string) error {
-	return measure(ctx, checkCopiesMax, budget)
+	return measure(ctx, assertions.CheckCopiesMax, budget)
 }
 
 func (s *Suite) installDelay(ctx context.Context, budget string) error {
-	return measure(ctx, checkInstallMax, budget)
+	return measure(ctx, assertions.CheckInstallMax, budget)
 }
 
 func (s *Suite) speedup(ctx context.Context, fastMode, factor, slowMode string) error {

@@ -123,7 +123,10 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 		if err != nil {
 			return fmt.Errorf("read devnet (%s): %w", o.cfg, err)
 		}
-		o.nodes, o.net = nodes, toNetwork(nodes, snaps)
+		if o.net, err = assertions.FromSnapshots(nodes, snaps); err != nil {
+			return fmt.Errorf("read devnet (%s): %w", o.cfg, err)
+		}
+		o.nodes = nodes
 		o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
 		settled := settledWarm(o.net)
 		if f, ok := o.d.(devnet.Finished); ok && f.Finished() {
@@ -170,7 +173,7 @@ func settledWarm(net assertions.Network) []uint64 {
 
 func allCompleted(net assertions.Network, slot uint64) bool {
 	for _, n := range net.Receivers() {
-		if _, err := n.Value(assertions.SeriesCompleted, slot); err != nil {
+		if _, miss := n.Time(assertions.SeriesCompleted, slot); miss != nil {
 			return false
 		}
 	}

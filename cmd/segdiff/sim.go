@@ -448,11 +448,14 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 			return fmt.Errorf("mode %s seed %d: %w", c.Mode, c.Seed, err)
 		}
 		wall := time.Since(start)
-		s := embedded.Summarize(res)
+		s, cold, err := res.Summarize()
+		if err != nil {
+			return fmt.Errorf("mode %s seed %d: %w", c.Mode, c.Seed, err)
+		}
 		fmt.Fprintf(stderr, "run done: mode %s seed %d nodes %d payloads %d in %.1fs wall: setup %.1fs (%v virtual), %.1fs per payload slot (median), peak RSS so far %s\n",
 			c.Mode, c.Seed, c.Nodes, c.Payloads, wall.Seconds(), res.SetupWall.Seconds(), res.Setup.Round(time.Millisecond), res.MedianSlotWall().Seconds(), peakRSS())
 		sums = append(sums, s)
-		runs = append(runs, simRun{Summary: s, ColdSummary: embedded.SummarizeCold(res), WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
+		runs = append(runs, simRun{Summary: s, ColdSummary: cold, WallSecs: wall.Seconds(), Result: res, Endpoints: embedded.EndpointsOf(res, "")})
 	}
 	if err := embedded.WriteSummaryTable(stdout, sums); err != nil {
 		return fmt.Errorf("write summary: %w", err)

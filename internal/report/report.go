@@ -41,9 +41,9 @@ const (
 
 // Distribution kinds plotted and compared.
 const (
-	KindCompletion = "completion" // seconds from reveal
-	KindCopies     = "copies"     // payload copies received
-	KindInstall    = "install"    // block install delay, seconds
+	KindCompletion = assertions.KindCompletion // seconds from reveal
+	KindCopies     = assertions.KindCopies     // payload copies received
+	KindInstall    = assertions.KindInstall    // block install delay, seconds
 )
 
 // Run is one suite run.

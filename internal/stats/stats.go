@@ -1,41 +1,39 @@
 // Package stats holds the one statistics convention every segdiff figure
-// uses, so the CLI, the report and the assertions agree:
+// uses, so the CLI, sweeps, the report and the assertions agree:
 //
 //   - quantiles are nearest-rank: the value at rank ceil(q·n) of the sorted
 //     sample (rank 1 for q = 0), never an interpolation, so a reported
-//     quantile is always a value some node measured;
+//     quantile is always a value some node measured (gonum's Empirical
+//     quantile, guarded: no values or q outside [0, 1] is NaN, not a panic);
 //   - the median is the 0.5 quantile (for an even count, the lower middle
 //     value, not the mean of the two);
 //   - a node that never completed is +Inf (NeverCompleted): it sorts last,
 //     and a quantile that lands on it is +Inf ("censored"), never a number.
+//
+// gonum has no rank-sum test, so Mann–Whitney's U is here too.
 package stats
 
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // NeverCompleted is the value of a completion time that did not happen.
 var NeverCompleted = math.Inf(1)
 
 // Quantile returns the nearest-rank q-quantile of xs (0 ≤ q ≤ 1). It
-// returns NaN for no values or q outside [0, 1]. xs is not modified.
+// returns NaN for no values, a NaN value, or q outside [0, 1]. xs is not
+// modified.
 func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 || q < 0 || q > 1 || math.IsNaN(q) {
+	if len(xs) == 0 || !(q >= 0 && q <= 1) {
 		return math.NaN()
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return QuantileSorted(s, q)
-}
-
-// QuantileSorted is Quantile of an already sorted sample.
-func QuantileSorted(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 || q < 0 || q > 1 || math.IsNaN(q) {
-		return math.NaN()
-	}
-	rank := max(int(math.Ceil(q*float64(len(sorted)))), 1)
-	return sorted[rank-1]
+	return stat.Quantile(q, stat.Empirical, s, nil)
 }
 
 // Median is Quantile(xs, 0.5).
@@ -46,11 +44,7 @@ func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
+	return stat.Mean(xs, nil)
 }
 
 // Range returns the smallest and largest of xs (NaN, NaN for none).
@@ -58,7 +52,7 @@ func Range(xs []float64) (lo, hi float64) {
 	if len(xs) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	return slices.Min(xs), slices.Max(xs)
+	return floats.Min(xs), floats.Max(xs)
 }
 
 // ShareAtMost returns the share of xs at most limit (0 for none).

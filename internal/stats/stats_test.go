@@ -2,6 +2,8 @@ package stats_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/segdiff/segdiff/internal/stats"
@@ -62,5 +64,29 @@ func TestMeanRangeShare(t *testing.T) {
 	}
 	if !math.IsNaN(stats.Mean(nil)) {
 		t.Error("Mean(nil) is not NaN")
+	}
+}
+
+// Quantile is nearest-rank on any sample: the value at rank ceil(q·n)
+// (rank 1 for q = 0) of the sorted sample, +Inf included.
+func TestQuantileIsNearestRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		n := 1 + rng.IntN(40)
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(rng.IntN(20))
+			if rng.IntN(10) == 0 {
+				xs[i] = stats.NeverCompleted
+			}
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for _, q := range []float64{0, 0.01, 0.1, 0.25, 0.5, 0.9, 0.99, 1, rng.Float64()} {
+			rank := max(int(math.Ceil(q*float64(n))), 1)
+			if got, want := stats.Quantile(xs, q), sorted[rank-1]; got != want {
+				t.Fatalf("Quantile(%v, %v) = %v, want rank %d's %v", xs, q, got, rank, want)
+			}
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (o CompareOptions) ToleranceText() string {
 // copies at 10 % (10 points for the share) and α = 0.05.
 func DefaultCompareOptions() CompareOptions {
 	return CompareOptions{
-		Tolerance: map[Metric]float64{MetricP50: 0.10, MetricP99: 0.10, MetricWithin: 0.10, MetricCopies: 0.10},
+		Tolerance: map[Metric]float64{MetricP50: 0.10, MetricP99: 0.10, MetricWithin: 0.10, MetricCopies: 0.10, MetricCopiesOverSlot: 0.10},
 		Alpha:     0.05,
 		Phases:    []string{"warm"},
 	}

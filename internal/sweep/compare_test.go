@@ -98,7 +98,7 @@ func TestCompareMetric(t *testing.T) {
 func TestToleranceText(t *testing.T) {
 	o := DefaultCompareOptions()
 	o.Tolerance = map[Metric]float64{MetricP99: 0.05, MetricWithin: 0.02}
-	if got, want := o.ToleranceText(), "p50 not gated, p99 5 %, within 2 points, copies not gated"; got != want {
+	if got, want := o.ToleranceText(), "p50 not gated, p99 5 %, within 2 points, copies not gated, copies-over-slot not gated"; got != want {
 		t.Errorf("ToleranceText = %q, want %q", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
-	"github.com/segdiff/segdiff/internal/devnet/embedded/result"
+	"github.com/segdiff/segdiff/metrics/metricstest"
 )
 
 // The tests run cells through this test binary acting as `segdiff sim`
@@ -82,8 +84,12 @@ func fakeSim(args []string) int {
 		fmt.Fprintln(os.Stderr, "fake sim: failing as asked")
 		return 1
 	}
-	res := fakeResult(cfg)
-	run := map[string]any{"summary": embedded.Summarize(res), "cold_summary": embedded.SummarizeCold(res), "wall_seconds": 0.1, "result": res}
+	warm, cold, err := fakeSummaries(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	run := map[string]any{"summary": warm, "cold_summary": cold, "wall_seconds": 0.1, "result": map[string]any{"config": cfg}}
 	b, _ := json.Marshal([]any{run})
 	if err := os.WriteFile(*jsonPath, b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -92,7 +98,10 @@ func fakeSim(args []string) int {
 	return 0
 }
 
-func fakeResult(cfg embedded.Config) *embedded.Result {
+// fakeSummaries summarise a record whose figures follow from cfg: a
+// builder (node 0) revealing every payload, and receivers completing
+// factor·(0.8 + jitter + 0.4·i/n) s after it with copies + jitter copies.
+func fakeSummaries(cfg embedded.Config) (warm, cold embedded.Summary, err error) {
 	factor := 1.0
 	if cfg.NodeClass == devnet.LinkCustom && cfg.CustomUpMbps > 0 {
 		factor = 50 / float64(cfg.CustomUpMbps)
@@ -104,22 +113,47 @@ func fakeResult(cfg embedded.Config) *embedded.Result {
 	}
 	jitter := float64(cfg.Seed%5) * 0.03
 	const compressed = 1000
-	res := &embedded.Result{Config: cfg}
-	res.Builder = cfg.Builder
-	for s := 0; s < cfg.Payloads; s++ {
-		sr := result.SlotResult{Slot: uint64(s + 1), Warm: s > 0, Builder: cfg.Builder, CompressedSize: compressed}
-		for i := 0; i < cfg.Nodes; i++ {
-			t := time.Duration(factor * (0.8 + jitter + 0.4*float64(i)/float64(cfg.Nodes)) * float64(time.Second))
-			if i == cfg.Builder {
-				t = 0
-			}
-			sr.Completion = append(sr.Completion, t)
-			sr.DataBytes = append(sr.DataBytes, int64((copies+jitter)*compressed))
-			sr.ControlBytes = append(sr.ControlBytes, 0)
+	builder := map[string]map[uint64]float64{string(assertions.SeriesReveal): {}, string(assertions.SeriesPayloadSize): {}}
+	net := assertions.Network{}
+	receivers := make([]map[string]map[uint64]float64, cfg.Nodes)
+	for i := range receivers {
+		receivers[i] = map[string]map[uint64]float64{}
+		for _, s := range []assertions.Series{assertions.SeriesCompleted, assertions.SeriesDataBytes, assertions.SeriesControlBytes,
+			assertions.SeriesNetDataBytes, assertions.SeriesNetControlBytes} {
+			receivers[i][string(s)] = map[uint64]float64{}
 		}
-		res.Slots = append(res.Slots, sr)
 	}
-	return res
+	var warmSlots, coldSlots []uint64
+	for p := range cfg.Payloads {
+		slot := uint64(p + 1)
+		reveal := 1000 + 12*float64(slot)
+		builder[string(assertions.SeriesReveal)][slot] = reveal
+		builder[string(assertions.SeriesPayloadSize)][slot] = compressed
+		for i := 1; i < cfg.Nodes; i++ {
+			r := receivers[i]
+			r[string(assertions.SeriesCompleted)][slot] = reveal + factor*(0.8+jitter+0.4*float64(i)/float64(cfg.Nodes))
+			r[string(assertions.SeriesDataBytes)][slot] = math.Round((copies + jitter) * compressed)
+			r[string(assertions.SeriesControlBytes)][slot] = 0
+			r[string(assertions.SeriesNetDataBytes)][slot] = math.Round((copies + jitter) * compressed)
+			r[string(assertions.SeriesNetControlBytes)][slot] = 0
+		}
+		if p == 0 {
+			coldSlots = append(coldSlots, slot)
+		} else {
+			warmSlots = append(warmSlots, slot)
+		}
+	}
+	net.Nodes = append(net.Nodes, assertions.Node{ID: embedded.NodeID(0), Builder: true, Slots: metricstest.Slots(builder)})
+	for i := 1; i < cfg.Nodes; i++ {
+		net.Nodes = append(net.Nodes, assertions.Node{ID: embedded.NodeID(i), Link: "home", Slots: metricstest.Slots(receivers[i])})
+	}
+	label := embedded.Summary{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes}
+	warm, cold = label, label
+	if warm.Summary, err = assertions.Summarize(net, warmSlots, cfg.Window); err != nil {
+		return warm, cold, err
+	}
+	cold.Summary, err = assertions.Summarize(net, coldSlots, cfg.Window)
+	return warm, cold, err
 }
 
 // fakeRunner runs cells through the fake sim into a new directory.

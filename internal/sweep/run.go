@@ -198,7 +198,8 @@ func (r *Runner) figures(c Cell) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("; warm p50 %s p99 %s, copies %.2f", fmtDuration(res.Warm.P50), fmtDuration(res.Warm.P99), res.Warm.CopiesMean)
+	return fmt.Sprintf("; warm p50 %s p99 %s, copies %.2f by network completion, %.2f over the slot (median)",
+		fmtDuration(res.Warm.P50), fmtDuration(res.Warm.P99), float64(res.Warm.ByNetworkCompletion.Mean), float64(res.Warm.OverSlot.Median))
 }
 
 func fmtDuration(d time.Duration) string {

@@ -96,16 +96,16 @@ func readCell(dir string) (*CellResult, error) {
 	if err := readJSON(filepath.Join(dir, simFile), &runs); err != nil {
 		return nil, err
 	}
-	if len(runs) != 1 || runs[0].Result == nil {
+	if len(runs) != 1 || runs[0].Summary.Slots == 0 {
 		return nil, fmt.Errorf("read cell %s: %s holds %d runs, want one", dir, simFile, len(runs))
 	}
 	run := runs[0]
 	c := &CellResult{Record: rec, Warm: run.Summary, Cold: run.ColdSummary}
-	for _, s := range run.Result.Warm() {
-		c.WarmCompletion = append(c.WarmCompletion, s.CompletionSeconds()...)
+	for _, d := range run.Summary.Completion {
+		c.WarmCompletion = append(c.WarmCompletion, seconds(d))
 	}
-	for _, s := range run.Result.Cold() {
-		c.ColdCompletion = append(c.ColdCompletion, s.CompletionSeconds()...)
+	for _, d := range run.ColdSummary.Completion {
+		c.ColdCompletion = append(c.ColdCompletion, seconds(d))
 	}
 	return c, nil
 }

@@ -84,8 +84,12 @@ type PhaseStats struct {
 	// Within is the share of receivers complete within the window.
 	Within Spread `json:"within_window"`
 	// Copies is copies received per receiver and slot by network
-	// completion (Summary.CopiesMean).
-	Copies Spread `json:"copies"`
+	// completion, mean (the design's accounting; NaN where a seed's slots
+	// had a node that never completed), and CopiesOverSlot the median of
+	// copies over the slot (what the features' copies budgets bound and
+	// what clients' metrics give).
+	Copies         Spread `json:"copies_by_network_completion_mean"`
+	CopiesOverSlot Spread `json:"copies_over_slot_median"`
 }
 
 // Metric names a statistic of PhaseStats.
@@ -97,10 +101,12 @@ const (
 	MetricP99    Metric = "p99"
 	MetricWithin Metric = "within"
 	MetricCopies Metric = "copies"
+	// MetricCopiesOverSlot is the median of copies over the slot.
+	MetricCopiesOverSlot Metric = "copies-over-slot"
 )
 
 // Metrics lists every metric in table order.
-var Metrics = []Metric{MetricP50, MetricP99, MetricWithin, MetricCopies}
+var Metrics = []Metric{MetricP50, MetricP99, MetricWithin, MetricCopies, MetricCopiesOverSlot}
 
 // Get returns the metric's spread.
 func (p PhaseStats) Get(m Metric) Spread {
@@ -111,6 +117,8 @@ func (p PhaseStats) Get(m Metric) Spread {
 		return p.P99
 	case MetricWithin:
 		return p.Within
+	case MetricCopiesOverSlot:
+		return p.CopiesOverSlot
 	}
 	return p.Copies
 }
@@ -274,16 +282,18 @@ func fill(cs *ConfigSummary, g []*CellResult) {
 
 // phaseOf takes each statistic per seed from its summary.
 func phaseOf(sums []embedded.Summary) PhaseStats {
-	var p50, p99, within, copies []float64
+	var p50, p99, within, copies, overSlot []float64
 	p := PhaseStats{}
 	for _, s := range sums {
 		p.Slots = s.Slots
 		p50 = append(p50, seconds(s.P50))
 		p99 = append(p99, seconds(s.P99))
 		within = append(within, s.Within)
-		copies = append(copies, s.CopiesMean)
+		copies = append(copies, float64(s.ByNetworkCompletion.Mean))
+		overSlot = append(overSlot, float64(s.OverSlot.Median))
 	}
-	p.P50, p.P99, p.Within, p.Copies = spreadOf(p50), spreadOf(p99), spreadOf(within), spreadOf(copies)
+	p.P50, p.P99, p.Within = spreadOf(p50), spreadOf(p99), spreadOf(within)
+	p.Copies, p.CopiesOverSlot = spreadOf(copies), spreadOf(overSlot)
 	return p
 }
 

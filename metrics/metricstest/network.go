@@ -7,8 +7,11 @@ package metricstest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -168,4 +171,36 @@ func (n Network) record(rec *metrics.Recorder, i int, id string) {
 		rec.AddReceivedBytes(slot, metrics.KindData, int(n.BytesFactor*float64(n.Compressed)*(1.2+0.02*float64(i))))
 		rec.AddReceivedBytes(slot, metrics.KindControl, 2000)
 	}
+}
+
+// Slots renders per-slot series values as an exposition and reads it back
+// with package metrics: the typed slots a scrape of a node exporting
+// exactly these values gives. Keys are contract names, with the
+// distinguishing label in braces where a name has two series
+// (`payload_diffusion_received_bytes{kind="data"}`); times are Unix seconds.
+// A value metrics refuses panics: the caller's test data is wrong.
+func Slots(series map[string]map[uint64]float64) map[uint64]*metrics.Slot {
+	var b strings.Builder
+	typed := map[string]bool{}
+	// Sorted, so that each family's samples are contiguous, as in an
+	// exposition.
+	for _, s := range slices.Sorted(maps.Keys(series)) {
+		name, labels, _ := strings.Cut(s, "{")
+		labels = strings.TrimSuffix(labels, "}")
+		if labels != "" {
+			labels = "," + labels
+		}
+		if !typed[name] {
+			typed[name] = true
+			fmt.Fprintf(&b, "# TYPE %s gauge\n", name)
+		}
+		for _, slot := range slices.Sorted(maps.Keys(series[s])) {
+			fmt.Fprintf(&b, "%s{slot=\"%d\"%s} %v\n", name, slot, labels, series[s][slot])
+		}
+	}
+	snap, err := metrics.Parse(strings.NewReader(b.String()), "metricstest.Slots")
+	if err != nil {
+		panic(fmt.Sprintf("metricstest: %v\n%s", err, b.String()))
+	}
+	return snap.Slots
 }

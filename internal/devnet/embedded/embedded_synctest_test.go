@@ -7,6 +7,7 @@ package embedded_test
 import (
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdiff/segdiff/assertions"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/segdiff/segdiff/diffusion"
@@ -22,7 +25,6 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/chain"
-	"github.com/segdiff/segdiff/internal/stats"
 )
 
 // smallConfig is a 16-node network (degree 14 > Dhi) that runs in seconds.
@@ -121,12 +123,90 @@ func TestDiffusion_synctest(t *testing.T) {
 				}
 				checkPTC(t, res, s)
 				checkBytes(t, res, s, slot)
-				p50, _ := s.Quantile(0.5)
-				t.Logf("slot %d: p50 %v, copies %.2f, PTC %d/%d", s.Slot, p50.Round(time.Millisecond), stats.Mean(s.Copies()), s.PTC.PayloadPresent, s.PTC.Size)
+				sum := slotSummary(t, res, s.Slot)
+				t.Logf("slot %d: p50 %v, copies %.2f by network completion, PTC %d/%d", s.Slot, sum.P50.Round(time.Millisecond), float64(sum.ByNetworkCompletion.Mean), s.PTC.PayloadPresent, s.PTC.Size)
 			}
+			checkRecordAgreesWithDriver(t, res)
 			checkServe(t, res)
 		})
 	}
+}
+
+// slotSummary is the summary of one slot of res's record.
+func slotSummary(t *testing.T, res *embedded.Result, slot uint64) assertions.Summary {
+	t.Helper()
+	net, err := res.Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := assertions.Summarize(net, []uint64{slot}, res.Config.Window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// The record, read from the nodes' metrics, says what the driver saw: each
+// honest receiver's completion from the reveal at the contract's
+// millisecond precision, and its bytes over the slot and by network
+// completion.
+func checkRecordAgreesWithDriver(t *testing.T, res *embedded.Result) {
+	t.Helper()
+	net, err := res.Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Slots {
+		done, err := assertions.Completion(net, []uint64{s.Slot})
+		if err != nil {
+			t.Fatalf("slot %d: %v", s.Slot, err)
+		}
+		byNode := map[string]float64{}
+		for _, d := range done {
+			byNode[d.Node] = d.Value
+		}
+		for i, c := range s.Completion {
+			if !s.Receiver(i) {
+				continue
+			}
+			got, ok := byNode[embedded.NodeID(i)]
+			if !ok || math.Abs(got-c.Seconds()) > 0.001 {
+				t.Errorf("slot %d %s: record completion %v s, driver %v", s.Slot, embedded.NodeID(i), got, c)
+			}
+		}
+		over, err := assertions.Copies(net, []uint64{s.Slot}, assertions.CopiesOverSlot)
+		if err != nil {
+			t.Fatalf("slot %d: %v", s.Slot, err)
+		}
+		for _, o := range over {
+			i := nodeIndex(t, o.Node)
+			if want := float64(s.DataBytes[i]+s.ControlBytes[i]) / float64(s.CompressedSize); math.Abs(o.Value-want) > 1e-9 {
+				t.Errorf("slot %d %s: %.4f copies over the slot in the record, driver %.4f", s.Slot, o.Node, o.Value, want)
+			}
+		}
+		if s.DataBytesAtCompletion == nil {
+			continue
+		}
+		byDone, err := assertions.Copies(net, []uint64{s.Slot}, assertions.CopiesByNetworkCompletion)
+		if err != nil {
+			t.Fatalf("slot %d: %v", s.Slot, err)
+		}
+		for _, o := range byDone {
+			i := nodeIndex(t, o.Node)
+			if want := float64(s.DataBytesAtCompletion[i]+s.ControlBytesAtCompletion[i]) / float64(s.CompressedSize); math.Abs(o.Value-want) > 1e-9 {
+				t.Errorf("slot %d %s: %.4f copies by network completion in the record, driver %.4f", s.Slot, o.Node, o.Value, want)
+			}
+		}
+	}
+}
+
+func nodeIndex(t *testing.T, id string) int {
+	t.Helper()
+	i, err := strconv.Atoi(strings.TrimPrefix(id, "node-"))
+	if err != nil {
+		t.Fatalf("node id %q: %v", id, err)
+	}
+	return i
 }
 
 // checkPTC recomputes the votes from the committee and completion times.
@@ -254,8 +334,7 @@ func TestSameSeed_synctest(t *testing.T) {
 		if sa.Proposer != sb.Proposer || sa.CompressedSize != sb.CompressedSize {
 			t.Errorf("slot %d: proposer %d/%d, size %d/%d", sa.Slot, sa.Proposer, sb.Proposer, sa.CompressedSize, sb.CompressedSize)
 		}
-		pa, _ := sa.Quantile(0.5)
-		pb, _ := sb.Quantile(0.5)
+		pa, pb := slotSummary(t, a, sa.Slot).P50, slotSummary(t, b, sb.Slot).P50
 		if diff := (pa - pb).Abs(); diff > max(pa, pb)/2 {
 			t.Errorf("slot %d: median completion %v vs %v with the same seed", sa.Slot, pa, pb)
 		}

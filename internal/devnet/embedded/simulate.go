@@ -1,11 +1,20 @@
 package embedded
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"testing"
 	"testing/synctest"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/metrics"
 
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/diffusion/role"
@@ -31,10 +40,8 @@ type Result struct {
 type (
 	// NodeInfo is one node's identity.
 	NodeInfo = result.NodeInfo
-	// SlotResult is one payload's diffusion.
+	// SlotResult is one payload's diffusion, as the driver saw it.
 	SlotResult = result.SlotResult
-	// Summary condenses payload slots.
-	Summary = result.Summary
 )
 
 // NodeID is the stable name of node i ("node-007").
@@ -44,19 +51,147 @@ func NodeID(i int) string { return result.NodeID(i) }
 // when the mesh-settle timeout ends; a fresh run usually succeeds.
 var ErrMeshNotFormed = driver.ErrMeshNotFormed
 
-// Label is the summary label of r.
-func (r *Result) Label() result.Label {
-	return result.Label{Mode: string(r.Config.Mode), Seed: r.Config.Seed, Nodes: r.Config.Nodes, Window: r.Config.Window}
+// Summary is what `segdiff sim` reports of a run's warm (or cold) slots:
+// which run, and the suite's summary of its measurement record.
+type Summary struct {
+	Mode  string `json:"mode"`
+	Seed  int64  `json:"seed"`
+	Nodes int    `json:"nodes"`
+	assertions.Summary
+	// Checks are what each of the features' budget checks (by budget key,
+	// assertions.Checks) measures on these slots: the value a budget of
+	// that check is compared with, so that a sweep can say which budgets
+	// its cells pass and what a budget set from them would be.
+	Checks map[string]CheckValue `json:"checks"`
 }
 
-// Summarize condenses r's warm payloads (every payload but the first).
-func Summarize(r *Result) Summary { return result.Summarize(r.Label(), r.Warm()) }
+// CheckValue is one check's measured value: a number, or never (a
+// completion check on slots some honest node never completed), or why it
+// could not be measured.
+type CheckValue struct {
+	Value float64 `json:"value"`
+	Never bool    `json:"never,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
 
-// SummarizeCold condenses r's first (cold) payload.
-func SummarizeCold(r *Result) Summary { return result.Summarize(r.Label(), r.Cold()) }
+// checkValues measures every check on slots of net.
+func checkValues(net assertions.Network, slots []uint64) map[string]CheckValue {
+	out := map[string]CheckValue{}
+	for _, c := range assertions.Checks {
+		v, err := c.Measured(net, slots)
+		var miss *assertions.MissingReadings
+		switch {
+		case err == nil:
+			out[c.Key] = CheckValue{Value: v}
+		case errors.As(err, &miss) && miss.AllStranded():
+			out[c.Key] = CheckValue{Never: true}
+		default:
+			out[c.Key] = CheckValue{Error: err.Error()}
+		}
+	}
+	return out
+}
 
-// WriteSummaryTable writes one row per summary.
-func WriteSummaryTable(w io.Writer, sums []Summary) error { return result.WriteTable(w, sums) }
+// Record is r's measurement record: every node's metrics, read in process
+// from its registry exactly as the suite scrapes them (package metrics),
+// and the PTC's votes. It needs the registries, so it exists only in the
+// process that simulated r.
+func (r *Result) Record() (assertions.Network, error) {
+	if len(r.Registries) != len(r.Nodes) {
+		return assertions.Network{}, fmt.Errorf("record: %d registries for %d nodes (a result read back from JSON has none)", len(r.Registries), len(r.Nodes))
+	}
+	nodes := make([]devnet.Node, len(r.Nodes))
+	snaps := map[string]*metrics.Snapshot{}
+	for i, info := range r.Nodes {
+		nodes[i] = devnet.Node{ID: info.ID, Roles: info.Roles, LinkClass: info.LinkClass}
+		mfs, err := r.Registries[i].Gather()
+		if err != nil {
+			return assertions.Network{}, fmt.Errorf("record: gather node %s: %w", info.ID, err)
+		}
+		var text bytes.Buffer
+		for _, mf := range mfs {
+			if _, err := expfmt.MetricFamilyToText(&text, mf); err != nil {
+				return assertions.Network{}, fmt.Errorf("record: node %s: %w", info.ID, err)
+			}
+		}
+		if snaps[info.ID], err = metrics.Parse(&text, info.ID); err != nil {
+			return assertions.Network{}, fmt.Errorf("record: %w", err)
+		}
+	}
+	net, err := assertions.FromSnapshots(nodes, snaps)
+	if err != nil {
+		return net, fmt.Errorf("record: %w", err)
+	}
+	net.PTC = map[uint64]devnet.PTCVotes{}
+	for _, s := range r.Slots {
+		net.PTC[s.Slot] = s.PTC
+	}
+	return net, nil
+}
+
+// Summarize condenses r's warm payloads (every payload but the first; the
+// only one when there is one) and its cold one from its record.
+func (r *Result) Summarize() (warm, cold Summary, err error) {
+	net, err := r.Record()
+	if err != nil {
+		return warm, cold, err
+	}
+	var warmSlots, coldSlots []uint64
+	for i, s := range r.Slots {
+		if i == 0 {
+			coldSlots = append(coldSlots, s.Slot)
+		}
+		if i > 0 || len(r.Slots) == 1 {
+			warmSlots = append(warmSlots, s.Slot)
+		}
+	}
+	label := Summary{Mode: string(r.Config.Mode), Seed: r.Config.Seed, Nodes: r.Config.Nodes}
+	warm, cold = label, label
+	if warm.Summary, err = assertions.Summarize(net, warmSlots, r.Config.Window); err != nil {
+		return warm, cold, fmt.Errorf("warm slots: %w", err)
+	}
+	if cold.Summary, err = assertions.Summarize(net, coldSlots, r.Config.Window); err != nil {
+		return warm, cold, fmt.Errorf("cold slot: %w", err)
+	}
+	warm.Checks, cold.Checks = checkValues(net, warmSlots), checkValues(net, coldSlots)
+	return warm, cold, nil
+}
+
+// WriteSummaryTable writes one row per summary: completion quantiles pooled
+// over honest receivers × slots (nearest-rank), the share within the
+// window, copies per receiver and slot by each definition, and PTC-timely
+// slots.
+func WriteSummaryTable(w io.Writer, sums []Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	window := 3 * time.Second
+	if len(sums) > 0 {
+		window = sums[0].Window
+	}
+	fmt.Fprintf(tw, "mode\tseed\tnodes\tslots\tp50\tp90\tp99\tmax\t≤%v\tcopies by completion\tmedian\tcopies over slot\tmedian\tdata copies\tPTC timely\t\n", window)
+	dur := func(d time.Duration) string {
+		if d < 0 {
+			return "never"
+		}
+		return fmt.Sprintf("%.3fs", d.Seconds())
+	}
+	num := func(v assertions.Num) string {
+		if math.IsNaN(float64(v)) {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f", float64(v))
+	}
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n",
+			s.Mode, s.Seed, s.Nodes, s.Slots, dur(s.P50), dur(s.P90), dur(s.P99), dur(s.Max), 100*s.Within,
+			num(s.ByNetworkCompletion.Mean), num(s.ByNetworkCompletion.Median), num(s.OverSlot.Mean), num(s.OverSlot.Median),
+			num(s.DataOverSlot), s.PTCTimely, s.PTCSlots)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "completion from the reveal, nearest-rank over honest receivers × slots (\"never\": the quantile fell on a node that never completed); copies = (data + control bytes) ÷ compressed payload per receiver and slot, mean then median: by network completion (when the last honest node completed; n/a if one never did) and over the slot (late duplicates included, what clients' metrics give)")
+	return err
+}
 
 // Simulate builds the network cfg describes and diffuses cfg.Payloads
 // payloads over it, all inside a testing/synctest bubble: every host,

@@ -189,6 +189,7 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 		snap := make([]node.Traffic, len(nodes))
 		for i, n := range nodes {
 			snap[i] = n.Traffic(slot)
+			n.NetworkCompleted(slot)
 		}
 		atDoneMu.Lock()
 		atDone[slot] = snap

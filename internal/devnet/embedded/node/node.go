@@ -354,6 +354,10 @@ func (e events) ReceivedBytes(slot uint64, control bool, size int) {
 
 // Readings after the run (or at any time; they are consistent snapshots).
 
+// NetworkCompleted records, in the node's metrics, its bytes of slot as
+// they stand at the moment the last honest node completed it.
+func (n *Node) NetworkCompleted(slot uint64) { n.rec.ReceivedBytesByNetworkCompletion(slot) }
+
 // Registry is the node's metrics registry.
 func (n *Node) Registry() *prometheus.Registry { return n.reg }
 

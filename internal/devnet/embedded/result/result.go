@@ -1,20 +1,18 @@
-// Package result holds what an embedded run measured — per node, per slot —
-// and condenses it into summaries and tables with package stats'
-// convention (nearest-rank quantiles pooled over receivers × warm slots; a
-// node that never completed counts as never), the convention the report
-// and the assertions use.
+// Package result holds what the embedded driver saw of a run — per node,
+// per slot — beyond the metrics contract: bytes sent and dropped, IWANTs,
+// install and first-send times, wall time, and each node's registry. The
+// run's figures are not computed here: they come from the nodes' metrics,
+// the one measurement record (embedded.Result.Record, package assertions).
 package result
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/segdiff/segdiff/internal/devnet"
-	"github.com/segdiff/segdiff/internal/stats"
 )
 
 // Run is what one simulation measured. Times are on the bubble's virtual
@@ -115,85 +113,6 @@ func (s SlotResult) Stranded() []int {
 		if s.Receiver(i) && c < 0 {
 			out = append(out, i)
 		}
-	}
-	return out
-}
-
-// CompletionSeconds returns every receiver's completion from the reveal in
-// seconds, stats.NeverCompleted for a node that never completed.
-func (s SlotResult) CompletionSeconds() []float64 {
-	out := make([]float64, 0, len(s.Completion))
-	for i, c := range s.Completion {
-		if !s.Receiver(i) {
-			continue
-		}
-		if c < 0 {
-			out = append(out, stats.NeverCompleted)
-			continue
-		}
-		out = append(out, c.Seconds())
-	}
-	return out
-}
-
-// Quantile returns the nearest-rank p-quantile of the receivers'
-// completion; ok is false when it landed on a node that never completed.
-func (s SlotResult) Quantile(p float64) (time.Duration, bool) {
-	return durationOf(stats.Quantile(s.CompletionSeconds(), p))
-}
-
-func durationOf(seconds float64) (time.Duration, bool) {
-	if math.IsNaN(seconds) || stats.Censored(seconds) {
-		return 0, false
-	}
-	return time.Duration(math.Round(seconds * 1e9)), true
-}
-
-// Within returns the share of receivers complete within d of the reveal.
-func (s SlotResult) Within(d time.Duration) float64 {
-	return stats.ShareAtMost(s.CompletionSeconds(), d.Seconds())
-}
-
-// Copies returns each receiver's payload copies received by network
-// completion: (data + control) bytes ÷ compressed size, read when the last
-// node completed (over the whole slot when some node never did).
-func (s SlotResult) Copies() []float64 {
-	if s.DataBytesAtCompletion != nil {
-		return s.copies(s.DataBytesAtCompletion, s.ControlBytesAtCompletion)
-	}
-	return s.SlotCopies()
-}
-
-// SlotCopies returns each receiver's copies over the whole slot, late
-// duplicates included (what the metrics contract's per-slot bytes give).
-func (s SlotResult) SlotCopies() []float64 { return s.copies(s.DataBytes, s.ControlBytes) }
-
-func (s SlotResult) copies(data, control []int64) []float64 {
-	if s.CompressedSize == 0 {
-		return nil
-	}
-	out := make([]float64, 0, len(data))
-	for i := range data {
-		if !s.Receiver(i) {
-			continue
-		}
-		out = append(out, float64(data[i]+control[i])/float64(s.CompressedSize))
-	}
-	return out
-}
-
-// DataCopies returns each receiver's data bytes ÷ compressed size (the
-// prototype's figure).
-func (s SlotResult) DataCopies() []float64 {
-	if s.CompressedSize == 0 {
-		return nil
-	}
-	out := make([]float64, 0, len(s.DataBytes))
-	for i, b := range s.DataBytes {
-		if !s.Receiver(i) {
-			continue
-		}
-		out = append(out, float64(b)/float64(s.CompressedSize))
 	}
 	return out
 }
