@@ -48,7 +48,9 @@ var (
 // Checks lists every check, by key order of the features.
 var Checks = []Check{CheckCompletionMax, CheckCompletionP50, CheckCompletionP99, CheckCopiesP50, CheckCopiesMax, CheckInstallMax}
 
-func copiesOverSlot(n Network, slots []uint64) ([]Sample, error) { return Copies(n, slots, CopiesOverSlot) }
+func copiesOverSlot(n Network, slots []uint64) ([]Sample, error) {
+	return Copies(n, slots, CopiesOverSlot)
+}
 
 // LookupCheck returns the check of budget key.
 func LookupCheck(key string) (Check, bool) {
