@@ -9,6 +9,20 @@ const (
 	KindInstall    = "install"    // block install delay, seconds
 )
 
+// Measure names what a kind's samples are, with its definition: reports
+// and results label every distribution with it.
+func Measure(kind string) string {
+	switch kind {
+	case KindCompletion:
+		return "completion from reveal"
+	case KindCopies:
+		return "payload copies " + CopiesOverSlot.String()
+	case KindInstall:
+		return "block-install delay"
+	}
+	return kind
+}
+
 // Check is one budgeted measurement over a devnet's warm slots: what a
 // feature's budget step measures, and what a sweep evaluates in every cell
 // so that a budget can be set from the quantity it checks.

@@ -24,11 +24,13 @@ Feature: Diffusion under the design's stress list
   0.36-0.50 / 0.63 s, 2 MiB 1.06-1.33 / 1.31 s; tier3 with 4 parts omitted
   0.54-0.64 / 0.59 s. Under mute nodes the budget is the design's 3 s
   verdict itself: seed 7 has reached 2.50 s, and a tighter budget failed
-  one make e2e run in fourteen. Median copies per node and warm slot in the
-  14 runs: 2.1-2.4, 1.5-1.7, 1.4-1.6, 2.4-2.6, 2.4-2.6, 2.4-2.7, 2.0-2.4,
-  2.6-2.8 and 2.8-3.0, inside budgets set from the sweeps' worst seed (2.5,
-  1.9, 1.9, 2.7, 2.6, 2.8, 2.4, 2.8, 3.0) plus about 20 % (adversarial
-  nodes forward less, so honest nodes receive less).
+  one make e2e run in fourteen. Copies are the median node's over the
+  slot, the quantity the budget checks, from both sources: 14 make e2e
+  runs 2.1-2.4, 1.5-1.7, 1.4-1.6, 2.4-2.6, 2.4-2.6, 2.4-2.7, 2.0-2.4,
+  2.6-2.8 and 2.8-3.0; worst seed of stress-ci (seeds 7-9, warm median
+  over the slot) 2.38, 1.90, 1.80, 2.51, 2.54, 2.52, 2.33, 2.82 and 2.91.
+  Each budget is at least about 20 % above both (adversarial nodes forward
+  less, so honest nodes receive less).
 
   Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
     Given a <mode> devnet under stress "<stress>"
@@ -36,7 +38,7 @@ Feature: Diffusion under the design's stress list
     Then every warm payload is at least <fill> of <payload> bytes raw
     And every node completes every warm payload within <max> of the reveal
     And the 99th percentile of completion from the reveal is at most <p99>
-    And the median node receives at most <copies> payload copies per warm slot
+    And the median node receives at most <copies> payload copies over a warm slot
     And the PTC votes payload present in every warm slot
 
     @embedded

@@ -22,7 +22,7 @@ Feature: The 500-node home-link study
     Then the PTC votes payload present in every warm slot
     And every node completes every warm payload within <max> of the reveal
     And the median completion from the reveal is at most <p50>
-    And the median node receives at most <copies> payload copies per warm slot
+    And the median node receives at most <copies> payload copies over a warm slot
     And every node's block-install delay is at most <install>
 
     Examples:

@@ -32,13 +32,13 @@ func init() {
 func (s *Suite) healthDefinitions() []definition {
 	const health, install = "health.feature", "install.feature (Kurtosis: per client)"
 	return []definition{
-		{health, "When", `^the chain has finished (\d+) epochs?$`, s.finishedEpochs},
-		{health, "Then", `^the finalized epoch trails every epoch by at most (\S+) epochs$`, s.finalityLag},
-		{health, "Then", `^at least (\S+) of validators attest with the correct target in every epoch$`, s.participation},
-		{health, "Then", `^at least (\S+) of slots have a canonical block in every epoch$`, s.canonicalBlocks},
-		{health, "Then", `^at least (\S+) of blocks carry an external builder's bid in every epoch$`, s.externalBids},
-		{health, "Then", `^at least (\S+) of bids have their payload judged present by the PTC in every epoch$`, s.revealedBids},
-		{install, "Then", `^per client the block-install delay has p50 at most (\S+), p99 at most (\S+) and max at most (\S+)$`, s.installPerClient},
+		{health, "When", `^the chain has finished (\d+) epochs?$`, s.finishedEpochs, nil},
+		{health, "Then", `^the finalized epoch trails every epoch by at most (\S+) epochs$`, s.finalityLag, nil},
+		{health, "Then", `^at least (\S+) of validators attest with the correct target in every epoch$`, s.participation, nil},
+		{health, "Then", `^at least (\S+) of slots have a canonical block in every epoch$`, s.canonicalBlocks, nil},
+		{health, "Then", `^at least (\S+) of blocks carry an external builder's bid in every epoch$`, s.externalBids, nil},
+		{health, "Then", `^at least (\S+) of bids have their payload judged present by the PTC in every epoch$`, s.revealedBids, nil},
+		{install, "Then", `^per client the block-install delay has p50 at most (\S+), p99 at most (\S+) and max at most (\S+)$`, s.installPerClient, nil},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v34"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
 )
 
@@ -316,4 +317,50 @@ func (s *Suite) failUndefined(ctx context.Context, st *godog.Step) (context.Cont
 		return ctx, fmt.Errorf("undefined step %q: no sentence in steps/SYNTAX.md matches it", st.Text)
 	}
 	return ctx, nil
+}
+
+// BudgetRow is one budget of a planned scenario: a check the scenario makes
+// on its devnet, against a value.
+type BudgetRow struct {
+	Feature, Scenario string
+	// Devnet is the devnet the scenario's Given step selects.
+	Devnet devnet.Config
+	Check  assertions.Check
+	// Budget is the value in the feature's text (an environment override
+	// does not apply: the row is what the feature says).
+	Budget float64
+}
+
+// BudgetRows lists every budget the runnable scenarios of plan check on a
+// single devnet (comparison scenarios, which measure two, are left out),
+// in plan order, so that a sweep's cells can be held against the
+// features' budgets (segdiff sweep budgets).
+func (s *Suite) BudgetRows(plan Plan) ([]BudgetRow, error) {
+	defs := s.definitions()
+	var out []BudgetRow
+	for _, sc := range plan.Runnable() {
+		var cfgs []devnet.Config
+		for _, st := range sc.Steps {
+			if st.Keyword == "Given" {
+				cfgs = append(cfgs, s.configsOf(st.Text)...)
+			}
+		}
+		if len(cfgs) != 1 {
+			continue
+		}
+		for _, st := range sc.Steps {
+			for _, d := range defs {
+				m := regexp.MustCompile(d.expr).FindStringSubmatch(st.Text)
+				if d.check == nil || d.keyword != st.Keyword || m == nil {
+					continue
+				}
+				v, err := parseBudget(m[1], Budgets[d.check.Key].Unit)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %q: budget %q: %w", sc.Feature, sc.Name, m[1], err)
+				}
+				out = append(out, BudgetRow{Feature: sc.Feature, Scenario: sc.Name, Devnet: cfgs[0], Check: *d.check, Budget: v})
+			}
+		}
+	}
+	return out, nil
 }

@@ -31,6 +31,9 @@ type definition struct {
 	keyword string // Given, When or Then
 	expr    string // anchored regular expression
 	fn      any
+	// check is the budgeted measurement a sentence makes, its budget the
+	// sentence's first argument (nil for other sentences).
+	check *assertions.Check
 }
 
 // definitions lists every sentence, grouped by the feature that uses it.
@@ -39,23 +42,23 @@ func (s *Suite) definitions() []definition {
 	const every, ptc, completion, bytes, install, comparison = "every feature", "ptc.feature",
 		"completion.feature", "bytes.feature", "install.feature", "comparison.feature"
 	return append([]definition{
-		{every, "Given", reDevnet.String(), s.aDevnet},
-		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset},
-		{every, "Given", reIdentical.String(), s.identicalDevnets},
-		{"stress.feature", "Given", reStressed.String(), s.aStressedDevnet},
-		{every, "When", `^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm},
-		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely},
-		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes},
-		{completion, "Then", `^the median completion from the reveal is at most (\S+)$`, s.medianCompletion},
-		{completion, "Then", `^the 99th percentile of completion from the reveal is at most (\S+)$`, s.tailCompletion},
-		{completion, "Then", `^at least (\S+) of completions are within (\S+) of the reveal$`, s.shareCompleted},
-		{bytes, "Then", `^the median node receives at most (\S+) payload copies per warm slot$`, s.medianCopies},
-		{bytes, "Then", `^no node receives more than (\S+) payload copies in any warm slot$`, s.maxCopies},
-		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay},
-		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup},
+		{every, "Given", reDevnet.String(), s.aDevnet, nil},
+		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset, nil},
+		{every, "Given", reIdentical.String(), s.identicalDevnets, nil},
+		{"stress.feature", "Given", reStressed.String(), s.aStressedDevnet, nil},
+		{every, "When", `^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm, nil},
+		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely, nil},
+		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes, &assertions.CheckCompletionMax},
+		{completion, "Then", `^the median completion from the reveal is at most (\S+)$`, s.medianCompletion, &assertions.CheckCompletionP50},
+		{completion, "Then", `^the 99th percentile of completion from the reveal is at most (\S+)$`, s.tailCompletion, &assertions.CheckCompletionP99},
+		{completion, "Then", `^at least (\S+) of completions are within (\S+) of the reveal$`, s.shareCompleted, nil},
+		{bytes, "Then", `^the median node receives at most (\S+) payload copies over a warm slot$`, s.medianCopies, &assertions.CheckCopiesP50},
+		{bytes, "Then", `^no node receives more than (\S+) payload copies over any warm slot$`, s.maxCopies, &assertions.CheckCopiesMax},
+		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay, &assertions.CheckInstallMax},
+		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup, nil},
 		// Every diffusion scenario, before its budgets (payload_size.go).
-		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast},
-		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported},
+		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast, nil},
+		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported, nil},
 	}, append(s.healthDefinitions(), s.stressDefinitions()...)...)
 }
 

@@ -13,7 +13,7 @@ import (
 func (s *Suite) stressDefinitions() []definition {
 	const stress = "stress.feature"
 	return []definition{
-		{stress, "Then", `^no node completes any warm payload$`, s.noneCompletes},
+		{stress, "Then", `^no node completes any warm payload$`, s.noneCompletes, nil},
 	}
 }
 

@@ -12,9 +12,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cucumber/godog"
+
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/suggest"
 	"github.com/segdiff/segdiff/internal/sweep"
+	"github.com/segdiff/segdiff/steps"
 )
 
 func init() {
@@ -28,10 +31,13 @@ const sweepUsage = `usage:
   segdiff sweep cell GRID.yaml --index I --out DIR                      run one cell (I defaults to $JOB_COMPLETION_INDEX)
   segdiff sweep merge [--grid GRID.yaml] --out DIR DIR...              merge result folders and summarise (as GRID's cells)
   segdiff sweep compare [--tolerance T] [--alpha A] [--cold] BASE NEW   per-configuration deltas; exit 1 on a regression
+  segdiff sweep budgets [--features DIR] [--tags T] DIR...             the features' budgets held against the cells of their devnets
+                                                                        (each seed's value, the worst, the budget the cells suggest);
+                                                                        exit 1 when a budget fails on a cell
 `
 
 // sweepVerbs are sweep's subcommands; anything else is a grid file.
-var sweepVerbs = []string{"plan", "cell", "merge", "compare"}
+var sweepVerbs = []string{"plan", "cell", "merge", "compare", "budgets"}
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -44,6 +50,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return sweepMerge(ctx, args[1:], stdout, stderr)
 		case "compare":
 			return sweepCompare(ctx, args[1:], stdout, stderr)
+		case "budgets":
+			return sweepBudgets(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fs := newFlagSet("sweep")
@@ -426,4 +434,78 @@ func parseTolerance(s string) (map[sweep.Metric]float64, error) {
 		out[m] = f
 	}
 	return out, nil
+}
+
+// sweepBudgets holds the features' budgets against finished cells: each
+// budget step of the selected @embedded scenarios, on the run spec of its
+// devnet, against every cell of that spec whatever its seed.
+func sweepBudgets(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sweep budgets")
+	features := fs.String("features", "features", "the feature files (a folder or files, comma separated)")
+	tags := fs.String("tags", steps.TagEmbedded+" && ~"+steps.TagBroken, "godog tag filter selecting the scenarios")
+	pos, code, ok := parseCommand(stderr, "sweep budgets", sweepUsage+"\nflags:\n", fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		return usageErrorf(stderr, "sweep budgets", "no result folder given (segdiff sweep budgets [flags] DIR...)")
+	}
+	for _, d := range pos {
+		if err := isDirArg(d); err != nil {
+			return usageErrorf(stderr, "sweep budgets", "%s: %v", d, err)
+		}
+	}
+	if err := steps.CheckTagFilter(*tags); err != nil {
+		return usageErrorf(stderr, "sweep budgets", "--tags: %v", err)
+	}
+	suite := steps.New(steps.Config{Backend: "embedded", Log: io.Discard, Slow: true})
+	plan, err := suite.Plan(godog.Options{Paths: strings.Split(*features, ","), Tags: *tags})
+	if err != nil {
+		return usageErrorf(stderr, "sweep budgets", "--features: %v", err)
+	}
+	rows, err := suite.BudgetRows(plan)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep budgets: %v\n", err)
+		return 1
+	}
+	if len(rows) == 0 {
+		return usageErrorf(stderr, "sweep budgets", "the scenarios --tags %q selects in %s check no budget", *tags, *features)
+	}
+	var specRows []sweep.BudgetRow
+	for _, r := range rows {
+		spec, err := embedded.SpecOf(r.Devnet)
+		if err != nil {
+			fmt.Fprintf(stderr, "segdiff sweep budgets: %s: %q: %v\n", r.Feature, r.Scenario, err)
+			return 1
+		}
+		specRows = append(specRows, sweep.BudgetRow{Feature: r.Feature, Scenario: r.Scenario, Spec: spec, Check: r.Check, Budget: r.Budget})
+	}
+	cells, err := sweep.LoadCells(ctx, pos...)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep budgets: %v\n", err)
+		return 1
+	}
+	results := sweep.EvaluateBudgets(specRows, cells)
+	if err := sweep.WriteBudgets(stdout, results); err != nil {
+		fmt.Fprintf(stderr, "segdiff sweep budgets: %v\n", err)
+		return 1
+	}
+	matched, failed := 0, 0
+	for _, r := range results {
+		if len(r.Seeds) > 0 {
+			matched++
+			if !r.Pass {
+				failed++
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "segdiff sweep budgets: %d budgets, %d with cells of their devnet, %d failing on a cell\n", len(results), matched, failed)
+	if matched == 0 {
+		fmt.Fprintf(stderr, "segdiff sweep budgets: no cell in %s runs the devnet of any budget: nothing was checked\n", strings.Join(pos, " "))
+		return 1
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
 }

@@ -113,7 +113,7 @@ type cdfPlot struct {
 var runPlots = []cdfPlot{
 	{kind: KindCompletion, stem: PlotCompletionCDF, title: "Payload completion from the builder's reveal",
 		xLabel: "seconds after the reveal", unit: "s"},
-	{kind: KindCopies, stem: PlotCopies, title: "Payload copies received per node and warm slot",
+	{kind: KindCopies, stem: PlotCopies, title: "Payload copies received per node and warm slot, over the slot",
 		xLabel: "copies: (data + control bytes) ÷ compressed size", unit: " copies"},
 }
 

@@ -171,6 +171,9 @@ type Scenario struct {
 // devnet, pooled over the scenarios that read it.
 type Distribution struct {
 	Kind string `json:"kind"`
+	// Measure says what the samples are, with the definition of copies
+	// (assertions.Measure): "payload copies over the slot".
+	Measure string `json:"measure"`
 	// Devnet is the devnet's config key (devnet.Config.String); Mode is
 	// the diffusion mode it ran.
 	Devnet  string              `json:"devnet"`
@@ -190,7 +193,7 @@ func (r *Run) AddSamples(kind, devnet, mode string, samples []assertions.Sample)
 		}
 	}
 	if d == nil {
-		d = &Distribution{Kind: kind, Devnet: devnet, Mode: mode}
+		d = &Distribution{Kind: kind, Measure: assertions.Measure(kind), Devnet: devnet, Mode: mode}
 		r.Distributions = append(r.Distributions, d)
 	}
 	seen := map[string]bool{}

@@ -102,7 +102,7 @@ func TestWrite(t *testing.T) {
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, "run-2", "summary.md"))
 	for _, want := range []string{"Δ vs previous", "Changes (Δ) are against run run-1", "| median completion from reveal |", "(datacenter)", "![completion-cdf](completion-cdf.png)",
-		"| kurtosis only |  | skipped: not tagged @embedded |  |", "| completion | whole (ci) | datacenter | 10 | 40 |", "| copies | segmented (ci) | all | 40 | 160 |"} {
+		"| kurtosis only |  | skipped: not tagged @embedded |  |", "| completion from reveal | whole (ci) | datacenter | 10 | 40 |", "| payload copies over the slot | segmented (ci) | all | 40 | 160 |"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, sum)
 		}

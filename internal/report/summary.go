@@ -275,7 +275,7 @@ func writeDistributions(b *strings.Builder, run Run) {
 		sort.Strings(links)
 		for _, l := range links {
 			vs := byLink[l]
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", d.Kind, cell(run.devnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", assertions.Measure(d.Kind), cell(run.devnetLabel(d.Devnet)), l, len(nodes[l]), len(vs),
 				u.Format(stats.Quantile(vs, 0.5)), u.Format(stats.Quantile(vs, 0.9)), u.Format(stats.Quantile(vs, 1)))
 		}
 	}

@@ -153,6 +153,7 @@ func fakeSummaries(cfg embedded.Config) (warm, cold embedded.Summary, err error)
 		return warm, cold, err
 	}
 	cold.Summary, err = assertions.Summarize(net, coldSlots, cfg.Window)
+	warm.Checks, cold.Checks = embedded.CheckValues(net, warmSlots), embedded.CheckValues(net, coldSlots)
 	return warm, cold, err
 }
 

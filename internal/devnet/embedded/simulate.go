@@ -74,8 +74,8 @@ type CheckValue struct {
 	Error string  `json:"error,omitempty"`
 }
 
-// checkValues measures every check on slots of net.
-func checkValues(net assertions.Network, slots []uint64) map[string]CheckValue {
+// CheckValues measures every check (assertions.Checks) on slots of net.
+func CheckValues(net assertions.Network, slots []uint64) map[string]CheckValue {
 	out := map[string]CheckValue{}
 	for _, c := range assertions.Checks {
 		v, err := c.Measured(net, slots)
@@ -153,7 +153,7 @@ func (r *Result) Summarize() (warm, cold Summary, err error) {
 	if cold.Summary, err = assertions.Summarize(net, coldSlots, r.Config.Window); err != nil {
 		return warm, cold, fmt.Errorf("cold slot: %w", err)
 	}
-	warm.Checks, cold.Checks = checkValues(net, warmSlots), checkValues(net, coldSlots)
+	warm.Checks, cold.Checks = CheckValues(net, warmSlots), CheckValues(net, coldSlots)
 	return warm, cold, nil
 }
 
