@@ -35,20 +35,38 @@ type Role struct {
 	// Announce: the node sends inventory and acknowledgements (IHAVE,
 	// IDONTWANT, announcements).
 	Announce bool
+	// Acknowledge: the node acknowledges what it received, where a policy
+	// asks for acknowledgements (tier 4's window, whole-paced's copies in
+	// flight, both released by the receiver's acknowledgement). A node that
+	// announces nothing acknowledges nothing either. Policies without
+	// acknowledgements ignore it.
+	Acknowledge bool
+	// UnderReport: the node tells each peer that pushes to it that it holds
+	// only what that peer sent (a tailored under-reporter drawing pushes it
+	// does not pass on), where a policy keeps per-peer state (tier 4).
+	// Policies without per-peer state ignore it.
+	UnderReport bool
 }
 
 // The roles of the design's stress list. Each adds one refusal to the one
 // before it.
 var (
 	// Relay is the honest node: it forwards, answers and announces.
-	Relay = Role{Name: "relay", Doc: "the honest node: forwards, answers and announces", Forward: true, Answer: true, Announce: true}
+	Relay = Role{Name: "relay", Doc: "the honest node: forwards, answers and announces", Forward: true, Answer: true, Announce: true, Acknowledge: true}
 	// Withholder announces what it holds and forwards, but never answers a
 	// request.
-	Withholder = Role{Name: "withholder", Doc: "announces and forwards, never answers a request", Forward: true, Announce: true}
+	Withholder = Role{Name: "withholder", Doc: "announces and forwards, never answers a request", Forward: true, Announce: true, Acknowledge: true}
 	// Silent also forwards nothing.
-	Silent = Role{Name: "silent", Doc: "announces, never forwards or answers", Announce: true}
+	Silent = Role{Name: "silent", Doc: "announces, never forwards or answers", Announce: true, Acknowledge: true}
 	// Mute also sends no inventory or acknowledgement.
 	Mute = Role{Name: "mute", Doc: "sends nothing: no forwarding, answers, inventory or acknowledgements"}
+	// UnackingWithholder is a withholder that also never acknowledges: it
+	// holds its pushers' window slots until they time out (tier 4).
+	UnackingWithholder = Role{Name: "unacking-withholder", Doc: "a withholder that also never acknowledges what it receives", Forward: true, Announce: true}
+	// UnderReporter forwards, answers and announces, but tells each pusher
+	// it holds only what that pusher sent, to draw pushes (tier 4's
+	// furthest-behind rule in its plain form gives it most of them).
+	UnderReporter = Role{Name: "under-reporter", Doc: "tells each pusher it holds only what that pusher sent", Forward: true, Answer: true, Announce: true, Acknowledge: true, UnderReport: true}
 )
 
 // Honest reports whether r is the honest relay: verdicts cover honest
@@ -57,7 +75,7 @@ func (r Role) Honest() bool { return r == Relay }
 
 var (
 	mu    sync.RWMutex
-	roles = []Role{Relay, Withholder, Silent, Mute}
+	roles = []Role{Relay, Withholder, Silent, Mute, UnackingWithholder, UnderReporter}
 )
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -69,7 +87,7 @@ func Register(r Role) error {
 	if !validName.MatchString(r.Name) {
 		return fmt.Errorf("register role %q: want a lower-case name of letters, digits and dashes", r.Name)
 	}
-	if r.Forward && r.Answer && r.Announce {
+	if r.Forward && r.Answer && r.Announce && r.Acknowledge && !r.UnderReport {
 		return fmt.Errorf("register role %q: it refuses nothing (that is the relay)", r.Name)
 	}
 	mu.Lock()
@@ -88,7 +106,9 @@ func Unregister(name string) {
 	roles = slices.DeleteFunc(roles, func(r Role) bool { return r.Name == name && r != Relay && !builtin(r) })
 }
 
-func builtin(r Role) bool { return r == Withholder || r == Silent || r == Mute }
+func builtin(r Role) bool {
+	return r == Withholder || r == Silent || r == Mute || r == UnackingWithholder || r == UnderReporter
+}
 
 // All returns every role: the relay first, then the adversarial roles in
 // registration order.

@@ -40,6 +40,8 @@ const (
 	Count
 	// Bytes is a whole number of bytes, > 0.
 	Bytes
+	// Mbps is a whole link rate in Mbps, > 0.
+	Mbps
 )
 
 // Condition is one stress condition.
@@ -64,10 +66,12 @@ func (c Condition) Check(v float64) error {
 		return fmt.Errorf("%s=%v: want a probability 0 ≤ p < 1", c.Name, v)
 	case c.Kind == Spread && v > 0.9:
 		return fmt.Errorf("%s=%v: want a spread 0..0.9", c.Name, v)
-	case (c.Kind == Count || c.Kind == Bytes) && v != math.Trunc(v):
+	case (c.Kind == Count || c.Kind == Bytes || c.Kind == Mbps) && v != math.Trunc(v):
 		return fmt.Errorf("%s=%v: want a whole number", c.Name, v)
 	case c.Kind == Bytes && v == 0:
 		return fmt.Errorf("%s=0: want a size above 0 bytes", c.Name)
+	case c.Kind == Mbps && (v == 0 || v > 100_000):
+		return fmt.Errorf("%s=%v: want a rate 1..100000 Mbps", c.Name, v)
 	}
 	return nil
 }
@@ -84,11 +88,23 @@ var (
 	Omit         = Condition{Name: "omit", Doc: "parts (segments) of each payload the builder never sends", Kind: Count}
 	UplinkSpread = Condition{Name: "uplink-spread", Doc: "uplinks drawn uniformly within ±this share of their class's rate, same mean (0..0.9)", Kind: Spread}
 	PayloadSize  = Condition{Name: "payload-size", Doc: "raw payload body size in bytes (128 KiB–2 MiB in the stress list)", Kind: Bytes}
+	// ThinUplink is the design's thin links: every node's uplink, the
+	// builder's included (10–50 Mbps in the stress list), over a 100 Mbps
+	// downlink, or twice the uplink at 10 Mbps and below.
+	ThinUplink = Condition{Name: "uplink-mbps", Doc: "every node's uplink in Mbps, the builder's too (thin links: 10–50), downlink 100 Mbps (twice the uplink at 10 and below)", Kind: Mbps}
 )
+
+// ThinDownlink is the downlink that goes with a thin uplink of up Mbps.
+func ThinDownlink(up int) int {
+	if up <= 10 {
+		return 2 * up
+	}
+	return 100
+}
 
 var (
 	mu     sync.RWMutex
-	faults = []Condition{LossData, LossRequests, Omit, UplinkSpread, PayloadSize}
+	faults = []Condition{LossData, LossRequests, Omit, UplinkSpread, PayloadSize, ThinUplink}
 )
 
 // Register adds a condition after the others; its name must be new and
@@ -111,7 +127,7 @@ func Unregister(name string) {
 	mu.Lock()
 	defer mu.Unlock()
 	faults = slices.DeleteFunc(faults, func(c Condition) bool {
-		return c.Name == name && !slices.Contains([]string{LossData.Name, LossRequests.Name, Omit.Name, UplinkSpread.Name, PayloadSize.Name}, name)
+		return c.Name == name && !slices.Contains([]string{LossData.Name, LossRequests.Name, Omit.Name, UplinkSpread.Name, PayloadSize.Name, ThinUplink.Name}, name)
 	})
 }
 

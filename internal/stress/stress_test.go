@@ -8,6 +8,14 @@ import (
 	"github.com/segdiff/segdiff/internal/stress"
 )
 
+func TestThinDownlink(t *testing.T) {
+	for up, want := range map[int]int{10: 20, 5: 10, 20: 100, 50: 100} {
+		if got := stress.ThinDownlink(up); got != want {
+			t.Errorf("ThinDownlink(%d) = %d, want %d", up, got, want)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		text, want, wantErr string
@@ -17,7 +25,7 @@ func TestParse(t *testing.T) {
 		{text: "omit=4", want: "omit=4"},
 		{text: "payload-size=131072,uplink-spread=0.8", want: "payload-size=131072,uplink-spread=0.8"},
 		{text: "silent=25%,mute=25%", want: "mute=0.25,silent=0.25"},
-		{text: "withholdr=50%", wantErr: `unknown stress condition "withholdr" (known: withholder, silent, mute, loss-data`},
+		{text: "withholdr=50%", wantErr: `unknown stress condition "withholdr" (known: withholder, silent, mute, unacking-withholder, under-reporter, loss-data`},
 		{text: "withholdr=50%", wantErr: "did you mean withholder?"},
 		{text: "omit=4%", wantErr: "omit is a whole number, not a percentage"},
 		{text: "omit=2.5", wantErr: "omit=2.5: want a whole number"},
@@ -29,6 +37,10 @@ func TestParse(t *testing.T) {
 		{text: "uplink-spread=95%", wantErr: "want a spread 0..0.9"},
 		{text: "payload-size=0", wantErr: "want a size above 0 bytes"},
 		{text: "withholder=0.5,silent=0.5,mute=0.5", wantErr: "the role shares add up to 1.5"},
+		{text: "uplink-mbps=10", want: "uplink-mbps=10"},
+		{text: "uplink-mbps=0", wantErr: "want a rate 1..100000 Mbps"},
+		{text: "uplink-mbps=12.5", wantErr: "want a whole number"},
+		{text: "uplink-mbps=50%", wantErr: "uplink-mbps is a whole number, not a percentage"},
 	}
 	for _, tt := range tests {
 		got, err := stress.Parse(tt.text)

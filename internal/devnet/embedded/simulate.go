@@ -257,6 +257,10 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, fmt.Errorf("node %d: %w", i, err)
 		}
+		if up, thin := c.Stress[stress.ThinUplink.Name]; thin {
+			classes[i] = devnet.LinkCustom
+			rates = netmodel.Rates{UpMbps: int(up), DownMbps: stress.ThinDownlink(int(up))}
+		}
 		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: roles[i], InstallDelay: c.InstallDelay,
 			Loss: node.Loss{Data: c.Stress[stress.LossData.Name], Requests: c.Stress[stress.LossRequests.Name]}}
 		if d, ok := c.InstallDelayOverrides[i]; ok {
