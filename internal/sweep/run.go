@@ -176,6 +176,8 @@ func (r *Runner) startFitting(ctx context.Context, p *Plan, pending []Cell, acti
 		*used += need
 		active[c.Hash] = running{cell: c, reserve: need, started: time.Now()}
 		fmt.Fprintf(r.progress(), "start %s (reserving %s; %d running)\n", c, embedded.FormatBytes(need), len(active))
+		// Not errgroup.SetLimit: a cell waits for memory as well as a job
+		// slot, and a failed cell must not stop the others.
 		go func() {
 			rec, err := r.runCell(ctx, p, c, need)
 			done <- finishedCell{cell: c, rec: rec, err: err}
