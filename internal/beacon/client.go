@@ -51,9 +51,6 @@ func New(ctx context.Context, params ...Parameter) (*Client, error) {
 	return &Client{node: node}, nil
 }
 
-// NewFromNode wraps an existing provider, e.g. a go-eth2-client mock.
-func NewFromNode(node Node) *Client { return &Client{node: node} }
-
 // Timing returns the node's slot clock; see ReadTiming.
 func (c *Client) Timing(ctx context.Context) (devnet.Timing, error) {
 	return ReadTiming(ctx, c.node, c.node)

@@ -274,13 +274,13 @@ func (g *Generator) forget(pt *pendingTx) {
 }
 
 // reconcile re-reads the pending nonce of every account whose oldest
-// in-flight transaction waited more than staleAfter blocks. A pending nonce
+// in-flight transaction waited more than staleAfterBlocks blocks. A pending nonce
 // below the load's means the pool dropped the rest: they are counted as lost
 // and their nonces reused. Transactions below it that were never seen in a
 // block (replaced, or included before a restart) are forgotten too.
 func (g *Generator) reconcile(ctx context.Context, stats *BlockReport) error {
 	for _, s := range g.senders {
-		if len(s.pending) == 0 || g.last < s.pending[0].after+g.p.staleAfter {
+		if len(s.pending) == 0 || g.last < s.pending[0].after+staleAfterBlocks {
 			continue
 		}
 		n, err := s.ep.Client.PendingNonceAt(ctx, s.acct.Address)
@@ -322,7 +322,7 @@ func (g *Generator) fill(ctx context.Context, head *types.Header, stats *BlockRe
 	for want >= MinTxDataBytes {
 		s := g.pick()
 		if s == nil {
-			fmt.Fprintf(g.p.log, "load: every account has %d transactions pending or gave up this block; %d bytes short of the target\n", g.p.maxPending, want)
+			fmt.Fprintf(g.p.log, "load: every account has %d transactions pending or gave up this block; %d bytes short of the target\n", maxPendingPerAccount, want)
 			return nil
 		}
 		// Calldata for the rest, less the transaction's own ~120 bytes
@@ -345,7 +345,7 @@ func (g *Generator) pick() *sender {
 	for range g.senders {
 		s := g.senders[g.next]
 		g.next = (g.next + 1) % len(g.senders)
-		if !s.skip && len(s.pending) < g.p.maxPending {
+		if !s.skip && len(s.pending) < maxPendingPerAccount {
 			return s
 		}
 	}
