@@ -9,6 +9,7 @@ require (
 	github.com/cucumber/messages/go/v34 v34.2.0
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/golang/snappy v1.0.1-0.20260716114414-9ae09f520e93
+	github.com/google/renameio/v2 v2.0.2
 	github.com/klauspost/compress v1.20.4
 	github.com/klauspost/reedsolomon v1.14.2
 	github.com/kurtosis-tech/kurtosis/api/golang v1.20.0

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
@@ -465,7 +466,7 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		if err != nil {
 			return fmt.Errorf("encode results: %w", err)
 		}
-		if err := writeFileAtomic(f.jsonPath, b); err != nil {
+		if err := atomicfile.Write(f.jsonPath, b, 0o644); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
 	}
@@ -497,16 +498,6 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		<-ctx.Done() // until interrupted (the backend's Close sends SIGTERM)
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file renamed
-// over it, so that an interrupted run leaves no half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // peakRSS is the process's peak resident set so far (getrusage maxrss).
