@@ -27,6 +27,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/adrg/xdg"
 	rpc "github.com/kurtosis-tech/kurtosis/api/golang/core/kurtosis_core_rpc_api_bindings"
@@ -56,6 +57,7 @@ type Engine struct {
 	next      int
 	apicPort  uint32
 	slowMake  chan struct{} // non-nil: CreateEnclave hangs after creating
+	slowDrop  chan struct{} // non-nil: the next DestroyEnclave is slow
 
 	// APIC is the fake API container.
 	APIC *APIContainer
@@ -234,9 +236,31 @@ func (e *Engine) GetExistingAndHistoricalEnclaveIdentifiers(context.Context, *em
 	return out, nil
 }
 
+// SlowDestroy makes the next DestroyEnclave take 200 ms, as a real engine
+// removing containers does, and give up if the client does meanwhile; the
+// returned channel is closed when the call arrives.
+func (e *Engine) SlowDestroy() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.slowDrop = make(chan struct{})
+	return e.slowDrop
+}
+
 // DestroyEnclave implements the engine RPC (identifier = name, uuid or
 // shortened uuid).
-func (e *Engine) DestroyEnclave(_ context.Context, args *erpc.DestroyEnclaveArgs) (*emptypb.Empty, error) {
+func (e *Engine) DestroyEnclave(ctx context.Context, args *erpc.DestroyEnclaveArgs) (*emptypb.Empty, error) {
+	e.mu.Lock()
+	slow := e.slowDrop
+	e.slowDrop = nil
+	e.mu.Unlock()
+	if slow != nil {
+		close(slow)
+		select {
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	id := args.GetEnclaveIdentifier()
