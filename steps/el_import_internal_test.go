@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http/httptest"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,7 +60,7 @@ func serveWebSocketEL(t *testing.T) (string, *atomic.Int32) {
 		ts.Close()
 		srv.Stop()
 	})
-	return "ws" + strings.TrimPrefix(ts.URL, "http"), &l.open
+	return "ws" + ts.URL[len("http"):], &l.open
 }
 
 // noBlocks answers eth_getBlockByHash with null: no such block.
@@ -86,12 +84,14 @@ func (l *countingListener) Accept() (net.Conn, error) {
 
 type countedConn struct {
 	net.Conn
-	once sync.Once
-	open *atomic.Int32
+	closed atomic.Bool
+	open   *atomic.Int32
 }
 
 func (c *countedConn) Close() error {
-	c.once.Do(func() { c.open.Add(-1) })
+	if !c.closed.Swap(true) {
+		c.open.Add(-1)
+	}
 	return c.Conn.Close()
 }
 

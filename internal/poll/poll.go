@@ -29,6 +29,19 @@ type stopError struct{ err error }
 func (e *stopError) Error() string { return e.err.Error() }
 func (e *stopError) Unwrap() error { return e.err }
 
+// final reports whether a call's err ends the loop, and what the loop
+// returns then: nil for success, or the error Stop marked.
+func final(err error) (bool, error) {
+	var stop *stopError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &stop):
+		return true, stop.err
+	}
+	return false, nil
+}
+
 // Until calls cond at once and then every interval until it returns nil
 // (Until returns nil), returns an error marked by Stop (Until returns that
 // error), or the deadline passes (an error wrapping ErrTimeout and cond's
@@ -38,12 +51,8 @@ func (e *stopError) Unwrap() error { return e.err }
 func Until(ctx context.Context, deadline time.Time, interval time.Duration, cond func(ctx context.Context) error) error {
 	for {
 		err := cond(ctx)
-		if err == nil {
-			return nil
-		}
-		var stop *stopError
-		if errors.As(err, &stop) {
-			return stop.err
+		if done, ret := final(err); done {
+			return ret
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -96,12 +105,8 @@ func (e *GaveUpError) Unwrap() error { return e.Last }
 func Retry(ctx context.Context, b Backoff, attempts int, attempt func(ctx context.Context) error, onRetry func(n int, err error, wait time.Duration)) error {
 	for n := 1; ; n++ {
 		err := attempt(ctx)
-		if err == nil {
-			return nil
-		}
-		var stop *stopError
-		if errors.As(err, &stop) {
-			return stop.err
+		if done, ret := final(err); done {
+			return ret
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)

@@ -10,10 +10,27 @@ import (
 	"github.com/segdiff/segdiff/internal/poll"
 )
 
-var errNotYet = errors.New("not yet")
+var (
+	errNotYet = errors.New("not yet")
+	errBroken = errors.New("broken")
+)
+
+// script counts its calls in *calls and returns nil on call doneAt, a
+// Stop error on call stopAt (0: never), else a transient one.
+func script(calls *int, doneAt, stopAt int) func(context.Context) error {
+	return func(context.Context) error {
+		*calls++
+		switch *calls {
+		case doneAt:
+			return nil
+		case stopAt:
+			return poll.Stop(fmt.Errorf("call %d: %w", *calls, errBroken))
+		}
+		return fmt.Errorf("call %d: %w", *calls, errNotYet)
+	}
+}
 
 func TestUntil(t *testing.T) {
-	errBroken := errors.New("broken")
 	tests := []struct {
 		name      string
 		deadline  time.Duration // from now
@@ -32,16 +49,7 @@ func TestUntil(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
-			err := poll.Until(context.Background(), time.Now().Add(tt.deadline), time.Millisecond, func(context.Context) error {
-				calls++
-				switch calls {
-				case tt.doneAt:
-					return nil
-				case tt.stopAt:
-					return poll.Stop(fmt.Errorf("call %d: %w", calls, errBroken))
-				}
-				return fmt.Errorf("call %d: %w", calls, errNotYet)
-			})
+			err := poll.Until(context.Background(), time.Now().Add(tt.deadline), time.Millisecond, script(&calls, tt.doneAt, tt.stopAt))
 			if (err == nil) != tt.wantNil {
 				t.Fatalf("Until = %v, want nil %v", err, tt.wantNil)
 			}
@@ -112,7 +120,6 @@ func TestBackoffWait(t *testing.T) {
 }
 
 func TestRetry(t *testing.T) {
-	errBroken := errors.New("broken")
 	b := poll.Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond}
 	tests := []struct {
 		name      string
@@ -125,26 +132,17 @@ func TestRetry(t *testing.T) {
 	}{
 		{name: "done on the third attempt", attempts: 5, doneAt: 3, wantCalls: 3,
 			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond}},
-		{name: "every attempt fails", attempts: 3, wantCalls: 3, wantErr: "give up after 3 attempts: attempt 3: not yet",
+		{name: "every attempt fails", attempts: 3, wantCalls: 3, wantErr: "give up after 3 attempts: call 3: not yet",
 			wantWaits: []time.Duration{time.Millisecond, 2 * time.Millisecond}},
-		{name: "one attempt: its own error", attempts: 1, wantCalls: 1, wantErr: "attempt 1: not yet"},
-		{name: "stopped", attempts: 5, stopAt: 2, wantCalls: 2, wantErr: "attempt 2: broken",
+		{name: "one attempt: its own error", attempts: 1, wantCalls: 1, wantErr: "call 1: not yet"},
+		{name: "stopped", attempts: 5, stopAt: 2, wantCalls: 2, wantErr: "call 2: broken",
 			wantWaits: []time.Duration{time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
 			var waits []time.Duration
-			err := poll.Retry(context.Background(), b, tt.attempts, func(context.Context) error {
-				calls++
-				switch calls {
-				case tt.doneAt:
-					return nil
-				case tt.stopAt:
-					return poll.Stop(fmt.Errorf("attempt %d: %w", calls, errBroken))
-				}
-				return fmt.Errorf("attempt %d: %w", calls, errNotYet)
-			}, func(n int, err error, wait time.Duration) {
+			err := poll.Retry(context.Background(), b, tt.attempts, script(&calls, tt.doneAt, tt.stopAt), func(n int, err error, wait time.Duration) {
 				if n != len(waits)+1 || err == nil {
 					t.Errorf("onRetry(%d, %v) after %d retries", n, err, len(waits))
 				}

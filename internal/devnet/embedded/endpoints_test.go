@@ -13,9 +13,8 @@ import (
 // and a write that fails (a directory where the file goes) leaves nothing
 // beside the target.
 func TestWriteEndpointsLeavesNoTemporaryFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "endpoints.json")
 	want := testEndpoints()
+	path := filepath.Join(t.TempDir(), "endpoints.json")
 	for range 2 {
 		if err := embedded.WriteEndpoints(path, want); err != nil {
 			t.Fatalf("WriteEndpoints: %v", err)
@@ -26,7 +25,7 @@ func TestWriteEndpointsLeavesNoTemporaryFile(t *testing.T) {
 		t.Errorf("ReadEndpoints = %+v, %v; want %+v", got, err, want)
 	}
 
-	blocked := filepath.Join(dir, "blocked")
+	blocked := filepath.Join(filepath.Dir(path), "blocked")
 	if err := os.MkdirAll(filepath.Join(blocked, "endpoints.json", "child"), 0o755); err != nil {
 		t.Fatal(err)
 	}

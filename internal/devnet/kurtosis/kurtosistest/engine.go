@@ -177,11 +177,14 @@ func (e *Engine) GetEngineInfo(context.Context, *emptypb.Empty) (*erpc.GetEngine
 // HangCreate makes CreateEnclave create the enclave and then hang until the
 // client gives up, as a slow engine does; the returned channel is closed
 // once the enclave exists.
-func (e *Engine) HangCreate() <-chan struct{} {
+func (e *Engine) HangCreate() <-chan struct{} { return e.arm(&e.slowMake) }
+
+// arm sets *hook to a new channel, which the hooked RPC closes on arrival.
+func (e *Engine) arm(hook *chan struct{}) <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slowMake = make(chan struct{})
-	return e.slowMake
+	*hook = make(chan struct{})
+	return *hook
 }
 
 // CreateEnclave implements the engine RPC; a duplicate name is an error, as
@@ -239,12 +242,7 @@ func (e *Engine) GetExistingAndHistoricalEnclaveIdentifiers(context.Context, *em
 // SlowDestroy makes the next DestroyEnclave take 200 ms, as a real engine
 // removing containers does, and give up if the client does meanwhile; the
 // returned channel is closed when the call arrives.
-func (e *Engine) SlowDestroy() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.slowDrop = make(chan struct{})
-	return e.slowDrop
-}
+func (e *Engine) SlowDestroy() <-chan struct{} { return e.arm(&e.slowDrop) }
 
 // DestroyEnclave implements the engine RPC (identifier = name, uuid or
 // shortened uuid).
