@@ -66,16 +66,6 @@ func copiesOverSlot(n Network, slots []uint64) ([]Sample, error) {
 	return Copies(n, slots, CopiesOverSlot)
 }
 
-// LookupCheck returns the check of budget key.
-func LookupCheck(key string) (Check, bool) {
-	for _, c := range Checks {
-		if c.Key == key {
-			return c, true
-		}
-	}
-	return Check{}, false
-}
-
 // Judge compares samples with budget: every sample (Quantile 1) or the
 // quantile at most budget.
 func (c Check) Judge(samples []Sample, budget float64) Verdict {

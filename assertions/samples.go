@@ -44,12 +44,6 @@ func Completion(n Network, slots []uint64) ([]Sample, error) {
 	return fromReveal(n, slots, SeriesCompleted, "completion from reveal")
 }
 
-// FirstArrival returns, for every receiving node and slot, the first
-// segment's (or whole message's) arrival minus the reveal, in seconds.
-func FirstArrival(n Network, slots []uint64) ([]Sample, error) {
-	return fromReveal(n, slots, SeriesFirstArrival, "first arrival from reveal")
-}
-
 func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, error) {
 	receivers, err := checkInputs(n, slots, what)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/internal/report"
 )
 
@@ -85,24 +86,21 @@ func (s *Suite) ptcVotes(ctx context.Context, o *observation) (map[uint64]devnet
 	deadline := time.Now().Add(2 * timing.SlotDuration)
 	votes := map[uint64]devnet.PTCVotes{}
 	for _, slot := range o.slots {
-		for {
+		err := poll.Until(ctx, deadline, s.cfg.PollInterval, func(ctx context.Context) error {
 			v, err := o.d.PTC(ctx, slot)
+			if err != nil && !errors.Is(err, devnet.ErrNoVotes) {
+				return poll.Stop(err)
+			}
 			if err == nil {
 				votes[slot] = v
-				break
 			}
-			if !errors.Is(err, devnet.ErrNoVotes) {
-				return nil, fmt.Errorf("read PTC votes for slot %d: %w", slot, err)
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(s.cfg.Log, "[diagnostics/ptc] slot %d: %v\n", slot, err)
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("read PTC votes for slot %d: %w", slot, ctx.Err())
-			case <-time.After(s.cfg.PollInterval):
-			}
+			return err
+		})
+		switch {
+		case errors.Is(err, poll.ErrTimeout):
+			fmt.Fprintf(s.cfg.Log, "[diagnostics/ptc] slot %d: %v\n", slot, err)
+		case err != nil:
+			return nil, fmt.Errorf("read PTC votes for slot %d: %w", slot, err)
 		}
 	}
 	return votes, nil

@@ -25,34 +25,33 @@ func (s *Suite) elImported(ctx context.Context, budget string) error {
 		return err
 	}
 	check := fmt.Sprintf("warm payloads found on every EL within %s of the reveal", assertions.UnitSeconds.Format(b.value))
-	els, payloads, err := elTargets(ctx, o, b.value)
+	samples, err := checkELs(ctx, o, b.value, s.cfg.PollInterval)
 	if err == nil {
-		var samples []assertions.Sample
-		if samples, err = elimport.Check(ctx, els, payloads, s.cfg.PollInterval); err == nil {
-			return st.record(assertions.EverySlotAtLeast(check, assertions.UnitShare, samples, 1), b)
-		}
+		return st.record(assertions.EverySlotAtLeast(check, assertions.UnitShare, samples, 1), b)
 	}
 	return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, 1, err)
 }
 
-// elTargets dials every node's EL and reads each warm slot's bid block hash
-// and reveal.
-func elTargets(ctx context.Context, o *observation, budget float64) ([]elimport.EL, []elimport.Payload, error) {
+// checkELs dials every node's EL, reads each warm slot's bid block hash and
+// reveal, runs elimport.Check polling every interval, and closes the
+// clients it dialled.
+func checkELs(ctx context.Context, o *observation, budget float64, interval time.Duration) ([]assertions.Sample, error) {
 	ex, ok := o.d.(devnet.Execution)
 	if !ok {
-		return nil, nil, fmt.Errorf("the %s backend has no execution clients to ask", o.d.Backend())
+		return nil, fmt.Errorf("the %s backend has no execution clients to ask", o.d.Backend())
 	}
 	urls, err := ex.ELRPCURLs(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var els []elimport.EL
 	for _, n := range o.nodes {
 		if u, ok := urls[n.ID]; ok {
 			c, err := ethclient.DialContext(ctx, u)
 			if err != nil {
-				return nil, nil, fmt.Errorf("dial the EL of node %s at %s: %w", n.ID, u, err)
+				return nil, fmt.Errorf("dial the EL of node %s at %s: %w", n.ID, u, err)
 			}
+			defer c.Close()
 			els = append(els, elimport.EL{Node: n.ID, Link: string(n.LinkClass), Client: c})
 		}
 	}
@@ -62,14 +61,14 @@ func elTargets(ctx context.Context, o *observation, budget float64) ([]elimport.
 	for _, slot := range o.slots {
 		h, err := ex.BidBlockHash(ctx, slot)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		// Never wait longer than the budget from now: the node clocks that
 		// timed the reveal may be ahead of ours.
 		d := time.Duration(budget * float64(time.Second))
 		payloads = append(payloads, elimport.Payload{Slot: slot, Hash: h, Deadline: earliest(reveals[slot].At.Add(d), time.Now().Add(d))})
 	}
-	return els, payloads, nil
+	return elimport.Check(ctx, els, payloads, interval)
 }
 
 func earliest(a, b time.Time) time.Time {

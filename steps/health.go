@@ -10,6 +10,7 @@ import (
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/internal/report"
 )
 
@@ -113,37 +114,38 @@ func beaconURL(ctx context.Context, d devnet.Devnet) (string, error) {
 
 // waitForEpoch polls the head until its epoch is at least want and returns
 // that epoch; the wait is bounded by Config.WaitTimeout, or by the slots
-// still to come plus 2 minutes.
+// still to come from the head at the start plus 2 minutes.
 func (s *Suite) waitForEpoch(ctx context.Context, c *beacon.Client, o *observation, spe, want uint64) (uint64, error) {
-	var deadline time.Time
-	for {
+	timeout := s.cfg.WaitTimeout
+	if timeout <= 0 {
 		slot, err := c.HeadSlot(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("wait for epoch %d: %w", want, err)
 		}
-		if epoch := slot / spe; epoch >= want {
-			return epoch, nil
+		if slot/spe >= want {
+			return slot / spe, nil
 		}
-		if deadline.IsZero() {
-			timeout := s.cfg.WaitTimeout
-			if timeout <= 0 {
-				timing, err := o.d.Timing(ctx)
-				if err != nil {
-					return 0, fmt.Errorf("read timing of devnet (%s): %w", o.cfg, err)
-				}
-				timeout = time.Duration((want+1)*spe-slot)*timing.SlotDuration + 2*time.Minute
-			}
-			deadline = time.Now().Add(timeout)
+		timing, err := o.d.Timing(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("read timing of devnet (%s): %w", o.cfg, err)
 		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("devnet (%s): head at slot %d (epoch %d), the checks need epoch %d", o.cfg, slot, slot/spe, want)
-		}
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("wait for epoch %d: %w", want, ctx.Err())
-		case <-time.After(s.cfg.PollInterval):
-		}
+		timeout = time.Duration((want+1)*spe-slot)*timing.SlotDuration + 2*time.Minute
 	}
+	var epoch uint64
+	err := poll.Until(ctx, time.Now().Add(timeout), s.cfg.PollInterval, func(ctx context.Context) error {
+		slot, err := c.HeadSlot(ctx)
+		if err != nil {
+			return poll.Stop(fmt.Errorf("wait for epoch %d: %w", want, err))
+		}
+		if epoch = slot / spe; epoch >= want {
+			return nil
+		}
+		return fmt.Errorf("devnet (%s): head at slot %d (epoch %d), the checks need epoch %d", o.cfg, slot, epoch, want)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return epoch, nil
 }
 
 func (s *Suite) finalityLag(ctx context.Context, budget string) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/internal/report"
 )
 
@@ -117,14 +118,13 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 		}
 		timeout = time.Duration(n+3)*timing.SlotDuration + 2*time.Minute
 	}
-	deadline := time.Now().Add(timeout)
-	for {
+	return poll.Until(ctx, time.Now().Add(timeout), s.cfg.PollInterval, func(ctx context.Context) error {
 		snaps, err := s.cfg.Reader.Read(ctx, o.d, nodes)
 		if err != nil {
-			return fmt.Errorf("read devnet (%s): %w", o.cfg, err)
+			return poll.Stop(fmt.Errorf("read devnet (%s): %w", o.cfg, err))
 		}
 		if o.net, err = assertions.FromSnapshots(nodes, snaps); err != nil {
-			return fmt.Errorf("read devnet (%s): %w", o.cfg, err)
+			return poll.Stop(fmt.Errorf("read devnet (%s): %w", o.cfg, err))
 		}
 		o.nodes = nodes
 		o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
@@ -138,16 +138,9 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 			o.slots = settled[len(settled)-n:]
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("devnet (%s): %d of %d warm slots settled after %s (settled: %v); the checks need %d",
-				o.cfg, len(settled), n, timeout, settled, n)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for warm slots of devnet (%s): %w", o.cfg, ctx.Err())
-		case <-time.After(s.cfg.PollInterval):
-		}
-	}
+		return fmt.Errorf("devnet (%s): %d of %d warm slots settled (%v), the checks need %d; waiting up to %s (SEGDIFF_WAIT_TIMEOUT)",
+			o.cfg, len(settled), n, settled, n, timeout)
+	})
 }
 
 // settledWarm returns the warm slots whose outcome can no longer change: a

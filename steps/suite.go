@@ -31,6 +31,7 @@ import (
 	stresspkg "github.com/segdiff/segdiff/internal/stress"
 
 	"github.com/cucumber/godog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/report"
@@ -361,14 +362,17 @@ func (s *Suite) Prefetch(plan Plan) {
 	if parallel < 1 {
 		return
 	}
-	sem := make(chan struct{}, parallel)
-	for _, cfg := range cfgs {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			_, _ = s.open(cfg) // errors reach the scenario that needs it
-		}()
-	}
+	go func() {
+		var g errgroup.Group
+		g.SetLimit(parallel)
+		for _, cfg := range cfgs {
+			g.Go(func() error {
+				_, _ = s.open(cfg) // errors reach the scenario that needs it
+				return nil
+			})
+		}
+		_ = g.Wait()
+	}()
 }
 
 // configsOf returns the devnet configs a Given step text selects.

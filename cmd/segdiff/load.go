@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/segdiff/segdiff/internal/load"
+	"github.com/segdiff/segdiff/internal/stats"
 )
 
 func init() {
@@ -186,8 +186,9 @@ func (t *loadTable) summary() {
 		fmt.Fprintln(t.w, "no blocks observed")
 		return
 	}
+	lo, hi := stats.Range(t.fills)
 	fmt.Fprintf(t.w, "%d blocks: fill min %.3f median %.3f max %.3f; snappy ratio median %.3f\n",
-		t.rows, slices.Min(t.fills), median(t.fills), slices.Max(t.fills), median(t.ratios))
+		t.rows, lo, stats.Median(t.fills), hi, stats.Median(t.ratios))
 }
 
 func formatErrors(m map[load.ErrorClass]int) string {
@@ -200,10 +201,4 @@ func formatErrors(m map[load.ErrorClass]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }

@@ -216,3 +216,31 @@ func commitWhileRunning(t *testing.T, ctx context.Context, b *simulated.Backend,
 		waiting = 0
 	}
 }
+
+// TestLoadTableSummary: the summary line uses the one statistics convention
+// (nearest-rank median: the lower middle of an even count), and a run that
+// saw no block says so instead of failing on an empty sample.
+func TestLoadTableSummary(t *testing.T) {
+	tests := []struct {
+		name   string
+		fills  []float64
+		ratios []float64
+		want   string
+	}{
+		{name: "no blocks", want: "no blocks observed\n"},
+		{name: "one block", fills: []float64{0.98}, ratios: []float64{1.41},
+			want: "1 blocks: fill min 0.980 median 0.980 max 0.980; snappy ratio median 1.410\n"},
+		{name: "even count: lower middle", fills: []float64{1.2, 0.9, 1.1, 1.0}, ratios: []float64{1.38, 1.42, 1.40, 1.44},
+			want: "4 blocks: fill min 0.900 median 1.000 max 1.200; snappy ratio median 1.400\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			table := &loadTable{w: &out, rows: len(tt.fills), fills: tt.fills, ratios: tt.ratios}
+			table.summary()
+			if out.String() != tt.want {
+				t.Errorf("summary %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,7 +24,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
@@ -243,20 +247,17 @@ func (f *simFlags) checkMemory(cfgs []embedded.Config) error {
 	return nil
 }
 
-var bytesRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B?|B)?$`)
-
-// parseBytes reads "12GiB", "512MiB", "1.5G" or a plain byte count.
+// parseBytes reads a size as go-humanize does: a byte count with an
+// optional unit, decimal (kB, MB, GB, TB: powers of 1000) or binary (KiB,
+// MiB, GiB, TiB: powers of 1024), case-insensitive, the B optional ("12G"
+// is 12 GB, "12Gi" 12 GiB). GOMEMLIMIT's units (B, KiB, MiB, GiB, TiB) are
+// among them.
 func parseBytes(s string) (int64, error) {
-	m := bytesRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return 0, fmt.Errorf("%q is not a size (e.g. 12GiB)", s)
+	n, err := humanize.ParseBytes(strings.TrimSpace(s))
+	if err != nil || n > math.MaxInt64 {
+		return 0, fmt.Errorf("%q is not a size (e.g. 12GiB; 12GB is 12·10⁹ bytes)", s)
 	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	mult := map[byte]float64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}
-	if m[2] != "" && m[2] != "B" {
-		v *= mult[m[2][0]]
-	}
-	return int64(v), nil
+	return int64(n), nil
 }
 
 // availableMemory reads MemAvailable from /proc/meminfo.
@@ -465,7 +466,7 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		if err != nil {
 			return fmt.Errorf("encode results: %w", err)
 		}
-		if err := writeFileAtomic(f.jsonPath, b); err != nil {
+		if err := atomicfile.Write(f.jsonPath, b, 0o644); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
 	}
@@ -497,16 +498,6 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 		<-ctx.Done() // until interrupted (the backend's Close sends SIGTERM)
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file renamed
-// over it, so that an interrupted run leaves no half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // peakRSS is the process's peak resident set so far (getrusage maxrss).

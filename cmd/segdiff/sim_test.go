@@ -112,13 +112,43 @@ func TestSimRefusesImpossibleSizes(t *testing.T) {
 }
 
 func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]int64{"12GiB": 12 << 30, "512MiB": 512 << 20, "1.5G": 3 << 29, "1000": 1000, "64KiB": 64 << 10} {
-		if got, err := parseBytes(in); err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
-		}
+	tests := []struct {
+		name    string
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{name: "plain count", in: "1000", want: 1000},
+		{name: "bytes", in: "512B", want: 512},
+		{name: "KiB", in: "64KiB", want: 64 << 10},
+		{name: "MiB", in: "512MiB", want: 512 << 20},
+		{name: "GiB", in: "12GiB", want: 12 << 30},
+		{name: "TiB", in: "1TiB", want: 1 << 40},
+		{name: "kB is decimal", in: "64kB", want: 64_000},
+		{name: "MB is decimal", in: "512MB", want: 512_000_000},
+		{name: "GB is decimal", in: "12GB", want: 12_000_000_000},
+		{name: "G is GB", in: "1.5G", want: 1_500_000_000},
+		{name: "Gi is GiB", in: "8Gi", want: 8 << 30},
+		{name: "case and spaces", in: " 12 gib ", want: 12 << 30},
+		{name: "fraction of a binary unit", in: "1.5GiB", want: 3 << 29},
+		{name: "junk unit", in: "12 apples", wantErr: true},
+		{name: "empty", in: "", wantErr: true},
+		{name: "negative", in: "-1GiB", wantErr: true},
+		{name: "beyond int64", in: "9EiB", wantErr: true},
 	}
-	if _, err := parseBytes("12 apples"); err == nil {
-		t.Error("parseBytes accepted junk")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseBytes(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parseBytes(%q) = %d, %v; wantErr %v", tt.in, got, err, tt.wantErr)
+			}
+			if got != tt.want {
+				t.Errorf("parseBytes(%q) = %d, want %d", tt.in, got, tt.want)
+			}
+			if err != nil && !strings.Contains(err.Error(), "12GiB") {
+				t.Errorf("error %q suggests no valid size", err)
+			}
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/suggest"
 	"github.com/segdiff/segdiff/internal/sweep"
@@ -367,7 +368,7 @@ func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *jsonOut != "" {
 		b, err := json.MarshalIndent(cmp, "", "  ")
 		if err == nil {
-			err = writeFileAtomic(*jsonOut, b)
+			err = atomicfile.Write(*jsonOut, b, 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "segdiff sweep compare: write json: %v\n", err)

@@ -8,7 +8,7 @@ import (
 	eth2http "github.com/attestantio/go-eth2-client/http"
 	"github.com/rs/zerolog"
 
-	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 // Node is what the readers need from a beacon node: genesis, spec, blocks,
@@ -51,15 +51,12 @@ func New(ctx context.Context, params ...Parameter) (*Client, error) {
 	return &Client{node: node}, nil
 }
 
-// NewFromNode wraps an existing provider, e.g. a go-eth2-client mock.
-func NewFromNode(node Node) *Client { return &Client{node: node} }
-
 // Timing returns the node's slot clock; see ReadTiming.
-func (c *Client) Timing(ctx context.Context) (devnet.Timing, error) {
+func (c *Client) Timing(ctx context.Context) (chainview.Timing, error) {
 	return ReadTiming(ctx, c.node, c.node)
 }
 
 // PTC returns the payload_present votes on slot's payload; see ReadPTC.
-func (c *Client) PTC(ctx context.Context, slot uint64) (devnet.PTCVotes, error) {
+func (c *Client) PTC(ctx context.Context, slot uint64) (chainview.PTCVotes, error) {
 	return ReadPTC(ctx, c.node, slot)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/attestantio/go-eth2-client/spec/gloas"
 	"github.com/attestantio/go-eth2-client/spec/phase0"
 
-	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 // HealthNode is what ReadEpochHealth needs: blocks and their roots, the
@@ -62,8 +62,8 @@ func HeadSlot(ctx context.Context, n eth2client.SignedBeaconBlockProvider) (uint
 // processed, so call it for epochs at least two behind the head), and per
 // slot the canonical block, whether its bid came from an external builder,
 // and the PTC's votes on its payload from the next slot's block.
-func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uint64) (devnet.EpochHealth, error) {
-	h := devnet.EpochHealth{Epoch: epoch}
+func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uint64) (chainview.EpochHealth, error) {
+	h := chainview.EpochHealth{Epoch: epoch}
 	first, last := epoch*slotsPerEpoch, (epoch+1)*slotsPerEpoch-1
 	fin, err := n.Finality(ctx, &api.FinalityOpts{State: strconv.FormatUint(last, 10)})
 	if err != nil {
@@ -107,7 +107,7 @@ func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uin
 		}
 	}
 	for slot := first; slot <= last; slot++ {
-		s := devnet.SlotHealth{Slot: slot}
+		s := chainview.SlotHealth{Slot: slot}
 		b := blocks[slot]
 		if b == nil {
 			h.Slots = append(h.Slots, s)
@@ -127,7 +127,7 @@ func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uin
 			switch {
 			case err == nil:
 				s.PTC, s.VotesFound = votes, true
-			case !errors.Is(err, devnet.ErrNoVotes):
+			case !errors.Is(err, chainview.ErrNoVotes):
 				return h, fmt.Errorf("read health of epoch %d: slot %d: %w", epoch, slot, err)
 			}
 		}
@@ -157,7 +157,7 @@ func gloasBlock(ctx context.Context, n eth2client.SignedBeaconBlockProvider, slo
 }
 
 // EpochHealth reads one epoch; see ReadEpochHealth.
-func (c *Client) EpochHealth(ctx context.Context, epoch, slotsPerEpoch uint64) (devnet.EpochHealth, error) {
+func (c *Client) EpochHealth(ctx context.Context, epoch, slotsPerEpoch uint64) (chainview.EpochHealth, error) {
 	return ReadEpochHealth(ctx, c.node, epoch, slotsPerEpoch)
 }
 

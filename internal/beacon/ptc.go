@@ -12,7 +12,7 @@ import (
 	"github.com/attestantio/go-eth2-client/spec/gloas"
 	"github.com/attestantio/go-eth2-client/spec/phase0"
 
-	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 // ReadPTC returns the payload-timeliness committee's payload_present votes on
@@ -22,26 +22,26 @@ import (
 // slot and the block at slot+1 and counts with CountPTC.
 //
 // If slot or slot+1 has no block, or the block at slot+1 carries no payload
-// attestation for the block at slot, the error wraps devnet.ErrNoVotes.
+// attestation for the block at slot, the error wraps chainview.ErrNoVotes.
 // The committee size is PTC_SIZE from the spec when present, else the
 // aggregation bitvector's width.
-func ReadPTC(ctx context.Context, n Node, slot uint64) (devnet.PTCVotes, error) {
+func ReadPTC(ctx context.Context, n Node, slot uint64) (chainview.PTCVotes, error) {
 	rootResp, err := n.BeaconBlockRoot(ctx, &api.BeaconBlockRootOpts{Block: strconv.FormatUint(slot, 10)})
 	if err != nil {
 		if isNotFound(err) {
-			return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: no block at slot %d: %w", slot, slot, devnet.ErrNoVotes)
+			return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: no block at slot %d: %w", slot, slot, chainview.ErrNoVotes)
 		}
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block root: %w", slot, err)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block root: %w", slot, err)
 	}
 	if rootResp.Data == nil {
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block root: empty response", slot)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block root: empty response", slot)
 	}
 	blockResp, err := n.SignedBeaconBlock(ctx, &api.SignedBeaconBlockOpts{Block: strconv.FormatUint(slot+1, 10)})
 	if err != nil {
 		if isNotFound(err) {
-			return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: no block at slot %d: %w", slot, slot+1, devnet.ErrNoVotes)
+			return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: no block at slot %d: %w", slot, slot+1, chainview.ErrNoVotes)
 		}
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block %d: %w", slot, slot+1, err)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block %d: %w", slot, slot+1, err)
 	}
 	block := blockResp.Data
 	if block == nil || block.Version != spec.DataVersionGloas || block.Gloas == nil || block.Gloas.Message == nil || block.Gloas.Message.Body == nil {
@@ -49,10 +49,10 @@ func ReadPTC(ctx context.Context, n Node, slot uint64) (devnet.PTCVotes, error) 
 		if block != nil {
 			version = block.Version.String()
 		}
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block %d is %s, want a gloas block", slot, slot+1, version)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: block %d is %s, want a gloas block", slot, slot+1, version)
 	}
 	if got := uint64(block.Gloas.Message.Slot); got != slot+1 {
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: asked for block %d, node returned slot %d", slot, slot+1, got)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: asked for block %d, node returned slot %d", slot, slot+1, got)
 	}
 	size := 0
 	if sp, err := n.Spec(ctx, &api.SpecOpts{}); err == nil {
@@ -62,7 +62,7 @@ func ReadPTC(ctx context.Context, n Node, slot uint64) (devnet.PTCVotes, error) 
 	}
 	votes, err := CountPTC(block.Gloas, phase0.Slot(slot), *rootResp.Data, size)
 	if err != nil {
-		return devnet.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: %w", slot, err)
+		return chainview.PTCVotes{}, fmt.Errorf("read ptc votes of slot %d: %w", slot, err)
 	}
 	return votes, nil
 }
@@ -73,10 +73,10 @@ func ReadPTC(ctx context.Context, n Node, slot uint64) (devnet.PTCVotes, error) 
 // a position set in several such aggregates counts once, as fork choice
 // records one vote per position. ptcSize 0 means "the bitvector's width";
 // a bitvector of another width than ptcSize is an error.
-// No matching aggregate → an error wrapping devnet.ErrNoVotes.
-func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root, ptcSize int) (devnet.PTCVotes, error) {
+// No matching aggregate → an error wrapping chainview.ErrNoVotes.
+func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root, ptcSize int) (chainview.PTCVotes, error) {
 	if block == nil || block.Message == nil || block.Message.Body == nil {
-		return devnet.PTCVotes{}, errors.New("count ptc votes: empty block")
+		return chainview.PTCVotes{}, errors.New("count ptc votes: empty block")
 	}
 	var present []bool
 	matched := 0
@@ -90,7 +90,7 @@ func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root
 			width = w
 			present = make([]bool, w)
 		} else if w != width {
-			return devnet.PTCVotes{}, fmt.Errorf("count ptc votes: payload_attestations[%d] has %d bits, earlier aggregates %d", i, w, width)
+			return chainview.PTCVotes{}, fmt.Errorf("count ptc votes: payload_attestations[%d] has %d bits, earlier aggregates %d", i, w, width)
 		}
 		matched++
 		if !pa.Data.PayloadPresent {
@@ -103,15 +103,15 @@ func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root
 		}
 	}
 	if matched == 0 {
-		return devnet.PTCVotes{}, fmt.Errorf("block %d has no payload attestation for slot %d root %#x: %w",
-			block.Message.Slot, slot, root[:], devnet.ErrNoVotes)
+		return chainview.PTCVotes{}, fmt.Errorf("block %d has no payload attestation for slot %d root %#x: %w",
+			block.Message.Slot, slot, root[:], chainview.ErrNoVotes)
 	}
 	if ptcSize == 0 {
 		ptcSize = width
 	}
 	if width != ptcSize {
 		// PTCBits is Bitvector[PTC_SIZE]: any other width is a preset mismatch.
-		return devnet.PTCVotes{}, fmt.Errorf("count ptc votes: aggregation bits cover %d positions, PTC_SIZE is %d", width, ptcSize)
+		return chainview.PTCVotes{}, fmt.Errorf("count ptc votes: aggregation bits cover %d positions, PTC_SIZE is %d", width, ptcSize)
 	}
 	count := 0
 	for _, p := range present {
@@ -119,7 +119,7 @@ func CountPTC(block *gloas.SignedBeaconBlock, slot phase0.Slot, root phase0.Root
 			count++
 		}
 	}
-	return devnet.PTCVotes{
+	return chainview.PTCVotes{
 		Slot:           uint64(slot),
 		Size:           ptcSize,
 		PayloadPresent: count,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/beacon/beacontest"
-	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 func newClient(t *testing.T, chain *beacontest.Chain) *beacon.Client {
@@ -74,13 +74,13 @@ func TestReadPTC(t *testing.T) {
 			wantPresent: 3, wantSize: 512},
 		{name: "only wrong slot aggregates", ptcSize: "512", blockAtN: true,
 			next:    []*gloas.PayloadAttestation{att(n-1, rootN, true, 512, pos(512)...)},
-			wantErr: devnet.ErrNoVotes},
+			wantErr: chainview.ErrNoVotes},
 		{name: "block without payload attestations", ptcSize: "512", blockAtN: true,
-			next: nil, wantErr: devnet.ErrNoVotes},
-		{name: "no block at n+1", ptcSize: "512", blockAtN: true, noNext: true, wantErr: devnet.ErrNoVotes},
+			next: nil, wantErr: chainview.ErrNoVotes},
+		{name: "no block at n+1", ptcSize: "512", blockAtN: true, noNext: true, wantErr: chainview.ErrNoVotes},
 		{name: "empty slot n", ptcSize: "512", blockAtN: false,
 			next:    []*gloas.PayloadAttestation{att(n, rootN, true, 512, pos(512)...)},
-			wantErr: devnet.ErrNoVotes},
+			wantErr: chainview.ErrNoVotes},
 		{name: "minimal preset size from spec", ptcSize: "16", blockAtN: true,
 			next:        []*gloas.PayloadAttestation{att(n, rootN, true, 16, pos(9)...)},
 			wantPresent: 9, wantSize: 16, wantTimely: true},

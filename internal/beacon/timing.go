@@ -8,37 +8,37 @@ import (
 	eth2client "github.com/attestantio/go-eth2-client"
 	"github.com/attestantio/go-eth2-client/api"
 
-	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 // ReadTiming builds the slot clock from the node's genesis time and spec.
 // The slot duration is SLOT_DURATION_MS when the spec has it (Gloas configs),
 // else SECONDS_PER_SLOT. PayloadDueBPS is PAYLOAD_DUE_BPS, or 0 when the node
 // does not expose it (callers then fall back to the devnet's configuration).
-func ReadTiming(ctx context.Context, g eth2client.GenesisProvider, s eth2client.SpecProvider) (devnet.Timing, error) {
+func ReadTiming(ctx context.Context, g eth2client.GenesisProvider, s eth2client.SpecProvider) (chainview.Timing, error) {
 	gen, err := g.Genesis(ctx, &api.GenesisOpts{})
 	if err != nil {
-		return devnet.Timing{}, fmt.Errorf("read genesis: %w", err)
+		return chainview.Timing{}, fmt.Errorf("read genesis: %w", err)
 	}
 	if gen.Data == nil || gen.Data.GenesisTime.IsZero() {
-		return devnet.Timing{}, fmt.Errorf("read genesis: %w: genesis_time", ErrNoSpecValue)
+		return chainview.Timing{}, fmt.Errorf("read genesis: %w: genesis_time", ErrNoSpecValue)
 	}
 	sp, err := s.Spec(ctx, &api.SpecOpts{})
 	if err != nil {
-		return devnet.Timing{}, fmt.Errorf("read spec: %w", err)
+		return chainview.Timing{}, fmt.Errorf("read spec: %w", err)
 	}
 	slot, err := slotDuration(sp.Data)
 	if err != nil {
-		return devnet.Timing{}, fmt.Errorf("read spec: %w", err)
+		return chainview.Timing{}, fmt.Errorf("read spec: %w", err)
 	}
 	bps, _, err := specUint(sp.Data, "PAYLOAD_DUE_BPS")
 	if err != nil {
-		return devnet.Timing{}, fmt.Errorf("read spec: %w", err)
+		return chainview.Timing{}, fmt.Errorf("read spec: %w", err)
 	}
 	if bps > 10000 {
-		return devnet.Timing{}, fmt.Errorf("read spec: PAYLOAD_DUE_BPS %d exceeds 10000", bps)
+		return chainview.Timing{}, fmt.Errorf("read spec: PAYLOAD_DUE_BPS %d exceeds 10000", bps)
 	}
-	return devnet.Timing{Genesis: gen.Data.GenesisTime, SlotDuration: slot, PayloadDueBPS: bps}, nil
+	return chainview.Timing{Genesis: gen.Data.GenesisTime, SlotDuration: slot, PayloadDueBPS: bps}, nil
 }
 
 func slotDuration(spec map[string]any) (time.Duration, error) {

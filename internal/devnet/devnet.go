@@ -9,10 +9,9 @@ package devnet
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"github.com/segdiff/segdiff/diffusion/role"
+	"github.com/segdiff/segdiff/internal/chainview"
 )
 
 // Role is what a node does in the devnet. A node may hold several roles:
@@ -86,44 +85,23 @@ func (n Node) HasRole(r Role) bool {
 	return false
 }
 
-// Timing is the devnet's slot clock.
-type Timing struct {
-	Genesis      time.Time     `json:"genesis"`
-	SlotDuration time.Duration `json:"slot_duration"`
-	// PayloadDueBPS is the payload deadline in basis points of the slot
-	// (PAYLOAD_DUE_BPS; 5000 in the consensus specs since July 2026).
-	PayloadDueBPS uint64 `json:"payload_due_bps"`
-}
-
-// SlotStart returns the wall-clock (or virtual-clock) start of slot.
-func (t Timing) SlotStart(slot uint64) time.Time {
-	return t.Genesis.Add(time.Duration(slot) * t.SlotDuration)
-}
-
-// PayloadDeadline returns when the payload of slot is due for the PTC vote.
-func (t Timing) PayloadDeadline(slot uint64) time.Time {
-	return t.SlotStart(slot).Add(t.SlotDuration * time.Duration(t.PayloadDueBPS) / 10000)
-}
-
-// PTCVotes is the payload-timeliness committee's verdict on one slot's payload.
-type PTCVotes struct {
-	Slot uint64 `json:"slot"`
-	// Size is the committee size (PTC_SIZE: 512 on mainnet presets).
-	Size int `json:"size"`
-	// PayloadPresent counts committee positions that voted payload_present
-	// (duplicated members count once per position, as fork choice does).
-	PayloadPresent int `json:"payload_present"`
-	// Source says where the count came from ("embedded", "chain:<block root>").
-	Source string `json:"source"`
-}
-
-// Timely reports whether the payload counts as timely: more than half of the
-// committee voted payload_present.
-func (v PTCVotes) Timely() bool { return v.PayloadPresent > v.Size/2 }
+// The chain's values a devnet reports, defined in package chainview (which
+// the beacon API reader shares without importing this package).
+type (
+	// Timing is the devnet's slot clock.
+	Timing = chainview.Timing
+	// PTCVotes is the payload-timeliness committee's verdict on one slot's
+	// payload.
+	PTCVotes = chainview.PTCVotes
+	// EpochHealth is what a beacon node's API says about one epoch.
+	EpochHealth = chainview.EpochHealth
+	// SlotHealth is one slot of an EpochHealth.
+	SlotHealth = chainview.SlotHealth
+)
 
 // ErrNoVotes is returned by PTC when no payload attestation for the slot was
 // found (no block at slot+1, or it carries none).
-var ErrNoVotes = errors.New("no payload attestations for slot")
+var ErrNoVotes = chainview.ErrNoVotes
 
 // Devnet is a running devnet. Implementations are safe for concurrent use.
 type Devnet interface {

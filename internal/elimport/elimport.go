@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/internal/poll"
 )
 
 // HeaderReader is what the check needs of an EL (*ethclient.Client has it).
@@ -38,14 +39,14 @@ type Payload struct {
 	Deadline time.Time
 }
 
-// Check asks every EL for every payload's block, polling every poll until
+// Check asks every EL for every payload's block, polling every interval until
 // the EL has it or the payload's deadline has passed, and returns one
 // sample per EL and payload: 1 when found, 0 when not. The check runs after
 // the fact, so a block found at the first query counts as found in time
 // even if the deadline has passed; only a block missing past its deadline
 // is a 0. An EL that keeps failing (not "not found") until the deadline is
 // an error naming it. Samples are sorted by node, then slot.
-func Check(ctx context.Context, els []EL, payloads []Payload, poll time.Duration) ([]assertions.Sample, error) {
+func Check(ctx context.Context, els []EL, payloads []Payload, interval time.Duration) ([]assertions.Sample, error) {
 	if len(els) == 0 {
 		return nil, errors.New("check EL imports: no execution clients")
 	}
@@ -55,7 +56,7 @@ func Check(ctx context.Context, els []EL, payloads []Payload, poll time.Duration
 	var out []assertions.Sample
 	for _, el := range els {
 		for _, p := range payloads {
-			found, err := wait(ctx, el, p, poll)
+			found, err := wait(ctx, el, p, interval)
 			if err != nil {
 				return nil, err
 			}
@@ -75,23 +76,23 @@ func Check(ctx context.Context, els []EL, payloads []Payload, poll time.Duration
 	return out, nil
 }
 
-func wait(ctx context.Context, el EL, p Payload, poll time.Duration) (bool, error) {
-	for {
+// wait polls el for p's block until found (true) or p's deadline passes
+// (false, or the error el kept returning instead of "not found").
+func wait(ctx context.Context, el EL, p Payload, interval time.Duration) (bool, error) {
+	err := poll.Until(ctx, p.Deadline, interval, func(ctx context.Context) error {
 		h, err := el.Client.HeaderByHash(ctx, p.Hash)
-		switch {
-		case err == nil && h != nil:
-			return true, nil
-		case err != nil && !errors.Is(err, ethereum.NotFound):
-			if time.Now().After(p.Deadline) {
-				return false, fmt.Errorf("check EL imports: node %s: block %s of slot %d: %w", el.Node, p.Hash, p.Slot, err)
-			}
-		case time.Now().After(p.Deadline):
-			return false, nil
+		if err == nil && h == nil {
+			return ethereum.NotFound
 		}
-		select {
-		case <-ctx.Done():
-			return false, fmt.Errorf("check EL imports: node %s, slot %d: %w", el.Node, p.Slot, ctx.Err())
-		case <-time.After(poll):
-		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, poll.ErrTimeout) && errors.Is(err, ethereum.NotFound):
+		return false, nil
+	case errors.Is(err, poll.ErrTimeout):
+		return false, fmt.Errorf("check EL imports: node %s: block %s of slot %d: %w", el.Node, p.Hash, p.Slot, err)
 	}
+	return false, fmt.Errorf("check EL imports: node %s, slot %d: %w", el.Node, p.Slot, err)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/segdiff/segdiff/eip8411"
+	"github.com/segdiff/segdiff/internal/poll"
 )
 
 // BlockReport is what the load saw of one block.
@@ -274,13 +275,13 @@ func (g *Generator) forget(pt *pendingTx) {
 }
 
 // reconcile re-reads the pending nonce of every account whose oldest
-// in-flight transaction waited more than staleAfter blocks. A pending nonce
+// in-flight transaction waited more than staleAfterBlocks blocks. A pending nonce
 // below the load's means the pool dropped the rest: they are counted as lost
 // and their nonces reused. Transactions below it that were never seen in a
 // block (replaced, or included before a restart) are forgotten too.
 func (g *Generator) reconcile(ctx context.Context, stats *BlockReport) error {
 	for _, s := range g.senders {
-		if len(s.pending) == 0 || g.last < s.pending[0].after+g.p.staleAfter {
+		if len(s.pending) == 0 || g.last < s.pending[0].after+staleAfterBlocks {
 			continue
 		}
 		n, err := s.ep.Client.PendingNonceAt(ctx, s.acct.Address)
@@ -322,7 +323,7 @@ func (g *Generator) fill(ctx context.Context, head *types.Header, stats *BlockRe
 	for want >= MinTxDataBytes {
 		s := g.pick()
 		if s == nil {
-			fmt.Fprintf(g.p.log, "load: every account has %d transactions pending or gave up this block; %d bytes short of the target\n", g.p.maxPending, want)
+			fmt.Fprintf(g.p.log, "load: every account has %d transactions pending or gave up this block; %d bytes short of the target\n", maxPendingPerAccount, want)
 			return nil
 		}
 		// Calldata for the rest, less the transaction's own ~120 bytes
@@ -345,7 +346,7 @@ func (g *Generator) pick() *sender {
 	for range g.senders {
 		s := g.senders[g.next]
 		g.next = (g.next + 1) % len(g.senders)
-		if !s.skip && len(s.pending) < g.p.maxPending {
+		if !s.skip && len(s.pending) < maxPendingPerAccount {
 			return s
 		}
 	}
@@ -365,37 +366,39 @@ func (g *Generator) send(ctx context.Context, s *sender, n int, baseFee *big.Int
 	tip := new(big.Int).Set(g.p.tip)
 	// Twice the base fee survives six full blocks of base-fee increases.
 	feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip)
-	delay := g.p.backoff
-	for attempt := 1; ; attempt++ {
+	var size int
+	var class ErrorClass
+	b := poll.Backoff{Initial: g.p.backoff, Max: g.p.maxBackoff}
+	err = poll.Retry(ctx, b, g.p.attempts, func(ctx context.Context) error {
 		tx, err := types.SignNewTx(s.acct.Key, g.signer, &types.DynamicFeeTx{
 			ChainID: g.chainID, Nonce: s.nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas,
 			To: &s.acct.Address, Data: data,
 		})
 		if err != nil {
-			return 0, fmt.Errorf("sign transaction of account %d: %w", s.acct.Index, err)
+			return poll.Stop(fmt.Errorf("sign transaction of account %d: %w", s.acct.Index, err))
 		}
 		err = s.ep.Client.SendTransaction(ctx, tx)
-		class := Classify(err)
+		class = Classify(err)
 		if class != "" {
 			stats.Errors[class]++
 		}
 		switch class {
 		case "", ClassKnown:
-			size := TxPayloadSize(tx)
+			size = TxPayloadSize(tx)
 			pt := &pendingTx{hash: tx.Hash(), nonce: s.nonce, size: size, after: g.last, from: s}
 			s.pending = append(s.pending, pt)
 			g.inflight[pt.hash] = pt
 			s.nonce++
 			stats.SentTxs++
 			stats.SentBytes += size
-			return size, nil
+			return nil
 		case ClassFatal:
-			return 0, fmt.Errorf("send transaction (nonce %d, %d data bytes, %d gas) from account %d via %s: %w",
-				s.nonce, n, gas, s.acct.Index, s.ep.Name, err)
+			return poll.Stop(fmt.Errorf("send transaction (nonce %d, %d data bytes, %d gas) from account %d via %s: %w",
+				s.nonce, n, gas, s.acct.Index, s.ep.Name, err))
 		case ClassNonceLow, ClassNonceGap:
 			pn, nerr := s.ep.Client.PendingNonceAt(ctx, s.acct.Address)
 			if nerr != nil {
-				return 0, fmt.Errorf("read pending nonce of account %d from %s after %q: %w", s.acct.Index, s.ep.Name, err, nerr)
+				return poll.Stop(fmt.Errorf("read pending nonce of account %d from %s after %q: %w", s.acct.Index, s.ep.Name, err, nerr))
 			}
 			for _, pt := range append([]*pendingTx(nil), s.pending...) {
 				if pt.nonce >= pn {
@@ -408,25 +411,30 @@ func (g *Generator) send(ctx context.Context, s *sender, n int, baseFee *big.Int
 			tip = bump(tip)
 			feeCap = bump(feeCap)
 		case ClassGas:
-			if gas, err = g.redetect(ctx, s, data); err != nil {
-				return 0, err
+			regas, rerr := g.redetect(ctx, s, data)
+			if rerr != nil {
+				return poll.Stop(rerr)
 			}
+			gas = regas
 		}
-		if attempt >= g.p.attempts {
-			stats.Failed++
-			s.skip = true
-			fmt.Fprintf(g.p.log, "load: account %d via %s: gave up after %d attempts: %v\n", s.acct.Index, s.ep.Name, attempt, err)
-			return 0, nil
-		}
+		return err // retried after the backoff
+	}, func(attempt int, err error, wait time.Duration) {
 		stats.Retries++
-		fmt.Fprintf(g.p.log, "load: account %d via %s: %s (%v); retry %d in %s\n", s.acct.Index, s.ep.Name, class, err, attempt, delay)
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("send transaction from account %d: %w", s.acct.Index, ctx.Err())
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, g.p.maxBackoff)
+		fmt.Fprintf(g.p.log, "load: account %d via %s: %s (%v); retry %d in %s\n", s.acct.Index, s.ep.Name, class, err, attempt, wait)
+	})
+	var gaveUp *poll.GaveUpError
+	switch {
+	case err == nil:
+		return size, nil
+	case errors.As(err, &gaveUp):
+		stats.Failed++
+		s.skip = true
+		fmt.Fprintf(g.p.log, "load: account %d via %s: gave up after %d attempts: %v\n", s.acct.Index, s.ep.Name, gaveUp.Attempts, gaveUp.Last)
+		return 0, nil
+	case ctx.Err() != nil:
+		return 0, fmt.Errorf("send transaction from account %d: %w", s.acct.Index, err)
 	}
+	return 0, err
 }
 
 // redetect asks s's endpoint for the fork again after the EL refused the
@@ -497,7 +505,9 @@ func (g *Generator) Run(ctx context.Context) error {
 	}
 }
 
-// waitHead polls until the head moves past the last observed block.
+// waitHead polls until the head moves past the last observed block. Not
+// poll.Until: it has no deadline (the load runs until stopped) and waits
+// before its first read, the head having just been read.
 func (g *Generator) waitHead(ctx context.Context) error {
 	primary := g.p.endpoints[0]
 	for {

@@ -42,15 +42,23 @@ const (
 	// whole transaction under the 128 KiB that geth's (and reth's) pool
 	// accepts, and its gas far under the 2^24 cap of every fork.
 	DefaultTxDataBytes = 124 << 10
-	// DefaultMaxPendingPerAccount is geth's AccountSlots: more executable
-	// transactions per account than this may be evicted under pressure.
-	DefaultMaxPendingPerAccount = 16
 	// MaxPayloadBytes bounds the target: EIP-7934 (Osaka) limits an RLP
 	// block to 10 MiB minus a 2 MiB margin for the beacon block.
 	MaxPayloadBytes = 8 << 20
 	// MinTxDataBytes is the smallest calldata the load sends; a smaller
 	// remainder of a block's target is left unfilled.
 	MinTxDataBytes = 1 << 10
+)
+
+const (
+	// maxPendingPerAccount is geth's AccountSlots: more executable
+	// transactions per account than this may be evicted under pressure.
+	maxPendingPerAccount = 16
+	// staleAfterBlocks is how many blocks an account's oldest pending
+	// transaction may wait before the load re-reads the account's pending
+	// nonce from the EL and counts transactions the pool no longer has as
+	// lost.
+	staleAfterBlocks = 4
 )
 
 // DefaultTip is the priority fee per gas, 1 gwei.
@@ -74,8 +82,6 @@ type parameters struct {
 	backoff      time.Duration
 	maxBackoff   time.Duration
 	attempts     int
-	maxPending   int
-	staleAfter   uint64
 	seed         uint64
 	blocks       int
 	genesis      time.Time
@@ -134,19 +140,6 @@ func WithMaxAttempts(n int) Parameter {
 	return parameterFunc(func(p *parameters) { p.attempts = n })
 }
 
-// WithMaxPendingPerAccount bounds each account's sent-but-not-included
-// transactions. Default DefaultMaxPendingPerAccount.
-func WithMaxPendingPerAccount(n int) Parameter {
-	return parameterFunc(func(p *parameters) { p.maxPending = n })
-}
-
-// WithStaleAfter is how many blocks an account's oldest pending transaction
-// may wait before the load re-reads the account's pending nonce from the EL
-// and counts transactions the pool no longer has as lost. Default 4.
-func WithStaleAfter(blocks uint64) Parameter {
-	return parameterFunc(func(p *parameters) { p.staleAfter = blocks })
-}
-
 // WithSeed seeds the calldata generator. Default: the start time, so runs
 // (and restarts) send different bytes.
 func WithSeed(seed uint64) Parameter {
@@ -186,8 +179,6 @@ func parseAndCheckParameters(params ...Parameter) (*parameters, error) {
 		backoff:      250 * time.Millisecond,
 		maxBackoff:   4 * time.Second,
 		attempts:     8,
-		maxPending:   DefaultMaxPendingPerAccount,
-		staleAfter:   4,
 		seed:         uint64(time.Now().UnixNano()),
 		log:          io.Discard,
 	}
@@ -209,8 +200,8 @@ func parseAndCheckParameters(params ...Parameter) (*parameters, error) {
 		return nil, errors.New("tip must be a non-negative amount of wei")
 	case p.poll <= 0 || p.backoff <= 0 || p.maxBackoff < p.backoff:
 		return nil, errors.New("poll interval and backoff must be positive, backoff cap at least the initial backoff")
-	case p.attempts < 1 || p.maxPending < 1:
-		return nil, errors.New("max attempts and max pending per account must be at least 1")
+	case p.attempts < 1:
+		return nil, errors.New("max attempts must be at least 1")
 	case p.log == nil:
 		return nil, errors.New("no log writer specified")
 	}

@@ -237,7 +237,7 @@ func TestYAMLToJSON(t *testing.T) {
 		name    string
 		yaml    string
 		want    string
-		wantErr bool
+		wantErr string // a part of the error; "" for none
 	}{
 		{name: "uint64 max survives exactly", yaml: "network_params:\n  gloas_fork_epoch: 18446744073709551615\n",
 			want: `{"network_params":{"gloas_fork_epoch":18446744073709551615}}`},
@@ -248,16 +248,19 @@ func TestYAMLToJSON(t *testing.T) {
 		{name: "lists and nulls", yaml: "l: [1, null, x]\n", want: `{"l":[1,null,"x"]}`},
 		{name: "non-string keys", yaml: "1: a\ntrue: b\n", want: `{"1":"a","true":"b"}`},
 		{name: "empty document", yaml: "", want: `{}`},
-		{name: "top level list", yaml: "- a\n", wantErr: true},
-		{name: "syntax error", yaml: "a: [\n", wantErr: true},
+		{name: "top level list", yaml: "- a\n", wantErr: "top level must be a map"},
+		{name: "syntax error", yaml: "a: [\n", wantErr: "parse network params"},
+		{name: "NaN names its key", yaml: "network_params:\n  seconds_per_slot: .nan\n", wantErr: "network_params.seconds_per_slot is NaN, which JSON cannot carry"},
+		{name: "infinity in a list", yaml: "l: [1, -.inf]\n", wantErr: "l[1] is -Inf"},
+		{name: "keys that collide as strings", yaml: "participants:\n  1: a\n  \"1\": b\n", wantErr: `mapping key "1" already defined`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := params.YAMLToJSON([]byte(tt.yaml))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			if (err != nil) != (tt.wantErr != "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
 			}
-			if tt.wantErr {
+			if err != nil {
 				return
 			}
 			if string(got) != tt.want {

@@ -3,6 +3,8 @@ package params
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -34,7 +36,9 @@ func YAMLToJSON(data []byte) ([]byte, error) {
 }
 
 // normalize turns yaml.v3's map[any]any (non-string keys) into JSON-able
-// map[string]any and rejects values JSON cannot carry.
+// map[string]any and rejects the values JSON cannot carry, NaN and the
+// infinities (.nan, .inf), naming their key. (Keys that collide as strings,
+// 1 and "1", yaml.v3 already refuses.)
 func normalize(v any, path string) (any, error) {
 	switch t := v.(type) {
 	case map[string]any:
@@ -67,10 +71,14 @@ func normalize(v any, path string) (any, error) {
 		}
 		return t, nil
 	case float64:
-		// yaml.v3 yields float64 for integers beyond uint64 as well; such a
-		// value cannot be an exact epoch or count.
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("convert network params: %s is %v, which JSON cannot carry", keyPath(path), t)
+		}
 		return t, nil
 	default:
 		return t, nil
 	}
 }
+
+// keyPath names a value's key path for messages ("network_params.x").
+func keyPath(path string) string { return strings.TrimPrefix(path, ".") }

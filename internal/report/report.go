@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/internal/atomicfile"
 )
 
 // Scenario statuses.
@@ -354,12 +355,7 @@ func previous(dir, id string) (*Run, error) {
 // linkLatest points dir/latest at id atomically (a temporary link renamed
 // over the old one).
 func linkLatest(dir, id string) error {
-	tmp := filepath.Join(dir, ".latest.tmp")
-	_ = os.Remove(tmp)
-	if err := os.Symlink(id, tmp); err != nil {
-		return fmt.Errorf("link latest: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "latest")); err != nil {
+	if err := atomicfile.Symlink(id, filepath.Join(dir, "latest")); err != nil {
 		return fmt.Errorf("link latest: %w", err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/metrics"
 )
@@ -44,21 +46,18 @@ func (d *Direct) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string
 		mu   sync.Mutex
 		out  = make(map[string]*metrics.Snapshot, len(nodes))
 		errs []*NodeError
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, d.p.concurrency)
+		g    errgroup.Group
 	)
+	g.SetLimit(d.p.concurrency)
 	for _, n := range nodes {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				mu.Lock()
-				errs = append(errs, &NodeError{Node: n.ID, URL: n.MetricsURL, Err: ctx.Err()})
-				mu.Unlock()
-				return
+		// Go blocks while the limit is reached; a node's failure is
+		// collected and never stops the others, so every func returns nil.
+		g.Go(func() error {
+			err := ctx.Err() // ended while waiting for a turn: no request
+			var snap *metrics.Snapshot
+			if err == nil {
+				snap, err = d.Snapshot(ctx, n)
 			}
-			snap, err := d.Snapshot(ctx, n)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -67,12 +66,13 @@ func (d *Direct) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string
 					ne = &NodeError{Node: n.ID, URL: n.MetricsURL, Err: err}
 				}
 				errs = append(errs, ne)
-				return
+				return nil
 			}
 			out[n.ID] = snap
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return out, joinNodeErrors(errs, len(nodes))
 }
 

@@ -234,6 +234,27 @@ func TestDirectManyNodesBoundedConcurrency(t *testing.T) {
 	assert.Positive(t, peak.Load())
 }
 
+// TestDirectCancelledSendsNothing: a context that ended before the scrape
+// fails every node with its error and sends no request.
+func TestDirectCancelledSendsNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, exposition)
+	})
+	var nodes []devnet.Node
+	for i := range 20 {
+		nodes = append(nodes, node(fmt.Sprintf("n%02d", i), fmt.Sprintf("%s/n%d", srv.URL, i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	snaps, err := newDirect(t, scrape.WithConcurrency(4)).Snapshots(ctx, nodes)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "20 of 20 nodes failed")
+	assert.Empty(t, snaps)
+	assert.Zero(t, hits.Load(), "requests sent after the context ended")
+}
+
 func TestDirectBadNodes(t *testing.T) {
 	tests := []struct {
 		name    string

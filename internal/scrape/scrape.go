@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/metrics"
 )
 
@@ -171,41 +172,20 @@ func parseAndCheckParameters(opts []Option) (*parameters, error) {
 }
 
 // retry runs attempt until it succeeds, fails permanently (transient
-// reports false) or the retries are spent, sleeping the backoff in between.
-// When ctx ends during a wait, the error wraps both ctx's error and the last
-// transient one.
+// reports false) or the retries are spent, sleeping the backoff in between
+// (poll.Retry). When ctx ends, the error wraps both ctx's error and the
+// last transient one.
 func (p *parameters) retry(ctx context.Context, attempt func(ctx context.Context) error, transient func(error) bool) error {
-	wait := p.backoff
-	var last error
-	for i := 0; ; i++ {
+	b := poll.Backoff{Initial: p.backoff, Max: p.maxBackoff}
+	return poll.Retry(ctx, b, p.retries+1, func(ctx context.Context) error {
 		actx, cancel := context.WithTimeout(ctx, p.timeout)
+		defer cancel()
 		err := attempt(actx)
-		cancel()
-		if err == nil {
-			return nil
+		if err != nil && ctx.Err() == nil && !transient(err) {
+			return poll.Stop(err)
 		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		}
-		if !transient(err) {
-			return err
-		}
-		last = err
-		if i >= p.retries {
-			if i == 0 {
-				return last
-			}
-			return fmt.Errorf("give up after %d attempts: %w", i+1, last)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%w (last error: %w)", ctx.Err(), last)
-		case <-t.C:
-		}
-		wait = min(2*wait, p.maxBackoff)
-	}
+		return err
+	}, nil)
 }
 
 // checkNodes rejects an empty or ambiguous node list.

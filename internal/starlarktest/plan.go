@@ -65,17 +65,6 @@ func newPlan() *Plan {
 	return &Plan{Services: map[string]*Service{}, Artifacts: map[string]*Artifact{}}
 }
 
-// Calls returns the recorded instructions named name.
-func (p *Plan) Calls(name string) []Instruction {
-	var out []Instruction
-	for _, in := range p.Instructions {
-		if in.Name == name {
-			out = append(out, in)
-		}
-	}
-	return out
-}
-
 // ServiceNames returns the services' names, sorted.
 func (p *Plan) ServiceNames() []string {
 	names := make([]string, 0, len(p.Services))

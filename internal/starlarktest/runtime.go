@@ -143,9 +143,6 @@ func New(dir string, opts ...Option) (*Runtime, error) {
 // Plan is what the run recorded so far.
 func (r *Runtime) Plan() *Plan { return r.plan }
 
-// PackageName is the kurtosis.yml name.
-func (r *Runtime) PackageName() string { return r.packageName }
-
 // Run executes main.star's run(plan, ...) with argsJSON (a JSON object, as
 // the SDK sends it) and returns run's value encoded as JSON, as Kurtosis puts
 // it in the RunFinishedEvent.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,15 +112,6 @@ func (e *GridError) Error() string {
 }
 
 func (e *GridError) Unwrap() error { return e.Err }
-
-// ReadGrid reads and decodes a grid file (see Decode).
-func ReadGrid(path string) (*Grid, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read grid: %w", err)
-	}
-	return Decode(path, b)
-}
 
 // Decode parses a grid file's content. It checks the shape and the key
 // names against the run spec's keys (embedded.Keys, the names `segdiff

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
@@ -85,7 +86,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (Outcome, error) {
 	if err := os.MkdirAll(filepath.Join(r.Out, cellsDir), 0o755); err != nil {
 		return out, fmt.Errorf("create output: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(r.Out, gridFile), p.Grid.Source); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Out, gridFile), p.Grid.Source, 0o644); err != nil {
 		return out, fmt.Errorf("write grid: %w", err)
 	}
 	mem, eta := newMemoryModel(), newETA()
@@ -176,6 +177,8 @@ func (r *Runner) startFitting(ctx context.Context, p *Plan, pending []Cell, acti
 		*used += need
 		active[c.Hash] = running{cell: c, reserve: need, started: time.Now()}
 		fmt.Fprintf(r.progress(), "start %s (reserving %s; %d running)\n", c, embedded.FormatBytes(need), len(active))
+		// Not errgroup.SetLimit: a cell waits for memory as well as a job
+		// slot, and a failed cell must not stop the others.
 		go func() {
 			rec, err := r.runCell(ctx, p, c, need)
 			done <- finishedCell{cell: c, rec: rec, err: err}
@@ -226,7 +229,7 @@ func (r *Runner) RunCell(ctx context.Context, p *Plan, index int) (skipped bool,
 	if err := os.MkdirAll(filepath.Join(r.Out, cellsDir), 0o755); err != nil {
 		return false, fmt.Errorf("create output: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(r.Out, gridFile), p.Grid.Source); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Out, gridFile), p.Grid.Source, 0o644); err != nil {
 		return false, fmt.Errorf("write grid: %w", err)
 	}
 	if finished(r.Out, c.Hash) {
@@ -360,7 +363,7 @@ func (r *Runner) keepFailure(c Cell, tmp string) {
 	}
 	dir := filepath.Join(r.Out, failedDir)
 	if os.MkdirAll(dir, 0o755) == nil {
-		_ = writeFileAtomic(filepath.Join(dir, c.Hash+".log"), b)
+		_ = atomicfile.Write(filepath.Join(dir, c.Hash+".log"), b, 0o644)
 	}
 }
 

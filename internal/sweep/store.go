@@ -198,26 +198,6 @@ func removeStale(dir, hash string) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temporary file renamed
-// over it: a reader sees the old file or the new one, never half of one.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), tmpPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
-}
-
 // copyCell copies the finished cell folder src into dir's cells folder,
 // through a temporary folder renamed into place.
 func copyCell(src, dir, hash string) error {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/segdiff/segdiff/internal/atomicfile"
 )
 
 // Output files of a summary.
@@ -79,10 +81,10 @@ func writeSummary(dir string, s *Summary) ([]string, error) {
 		return nil, fmt.Errorf("write summary: encode: %w", err)
 	}
 	files := []string{filepath.Join(dir, SummaryMarkdown), filepath.Join(dir, SummaryJSON)}
-	if err := writeFileAtomic(files[0], md.Bytes()); err != nil {
+	if err := atomicfile.Write(files[0], md.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("write summary: %w", err)
 	}
-	if err := writeFileAtomic(files[1], append(js, '\n')); err != nil {
+	if err := atomicfile.Write(files[1], append(js, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("write summary: %w", err)
 	}
 	// Plots are drawn in a temporary folder and moved into place one by
@@ -164,7 +166,7 @@ func Merge(ctx context.Context, out string, p *Plan, inputs ...string) (*Summary
 	if p == nil {
 		for _, in := range inputs {
 			if b := readOrNil(filepath.Join(in, gridFile)); b != nil && readOrNil(filepath.Join(out, gridFile)) == nil {
-				if err := writeFileAtomic(filepath.Join(out, gridFile), b); err != nil {
+				if err := atomicfile.Write(filepath.Join(out, gridFile), b, 0o644); err != nil {
 					return nil, nil, fmt.Errorf("merge: %w", err)
 				}
 			}
@@ -199,11 +201,11 @@ func adopt(out string, p *Plan) error {
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
-		if err := writeFileAtomic(path, b); err != nil {
+		if err := atomicfile.Write(path, b, 0o644); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(out, gridFile), p.Grid.Source); err != nil {
+	if err := atomicfile.Write(filepath.Join(out, gridFile), p.Grid.Source, 0o644); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	return nil

@@ -113,7 +113,8 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 }
 
 // waitEndpoints polls for the endpoints file every interval until it
-// exists, the subprocess exits or ctx ends.
+// exists, the subprocess exits or ctx ends. Not poll.Until: there is no
+// deadline, and the subprocess's exit must end the wait at once.
 func waitEndpoints(ctx context.Context, path string, d *embeddedDevnet, interval time.Duration) (Endpoints, error) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()

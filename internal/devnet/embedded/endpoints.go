@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/node"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/serve"
@@ -62,18 +63,14 @@ func EndpointsOf(res *Result, baseURL string) Endpoints {
 	return e
 }
 
-// WriteEndpoints writes e as JSON to path atomically (write then rename),
+// WriteEndpoints writes e as JSON to path atomically (atomicfile.Write),
 // so a reader polling for the file never sees half of it.
 func WriteEndpoints(path string, e Endpoints) error {
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write endpoints: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write endpoints: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, b, 0o644); err != nil {
 		return fmt.Errorf("write endpoints: %w", err)
 	}
 	return nil

@@ -7,6 +7,8 @@
 // requires a successful RunFinishedEvent, decodes the package's output
 // (RunOutput), discovers public URLs and writes the endpoints file
 // (Endpoints) atomically; Down destroys the enclave; GetStatus lists it.
+// Up's teardown and Down destroy on a context of their own, so Ctrl-C does
+// not abandon a destroy.
 //
 // Backend: the package registers devnet backend "kurtosis" (Open), which
 // reads the endpoints file and serves Nodes, Timing and PTC (through package

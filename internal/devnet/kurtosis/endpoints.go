@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/segdiff/segdiff/internal/atomicfile"
 	"github.com/segdiff/segdiff/internal/devnet"
 )
 
@@ -31,8 +32,8 @@ func EndpointsPath(dir, enclave string) string {
 	return filepath.Join(dir, enclave, "endpoints.json")
 }
 
-// WriteEndpoints writes e to path atomically (temp file in the same
-// directory, fsync, rename), creating the directory.
+// WriteEndpoints writes e to path atomically (atomicfile.Write), creating
+// the directory.
 func WriteEndpoints(path string, e *Endpoints) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("write endpoints %s: %w", path, err)
@@ -46,26 +47,7 @@ func WriteEndpoints(path string, e *Endpoints) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write endpoints %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".endpoints-*.json")
-	if err != nil {
-		return fmt.Errorf("write endpoints %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write endpoints %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write endpoints %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write endpoints %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write endpoints %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("write endpoints %s: %w", path, err)
 	}
 	return nil

@@ -76,10 +76,10 @@ func enclaveContext(ctx context.Context, kc *kurtosis_context.KurtosisContext, i
 	return ec, nil
 }
 
-// destroy removes the enclave on its own bounded context, so teardown
-// outlives a cancelled caller.
-func destroy(kc *kurtosis_context.KurtosisContext, name string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+// destroy removes the enclave on its own bounded context (ctx's values,
+// not its cancellation), so teardown outlives a cancelled caller.
+func destroy(ctx context.Context, kc *kurtosis_context.KurtosisContext, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	if err := kc.DestroyEnclave(ctx, name); err != nil {
 		return fmt.Errorf("destroy enclave %q: %w", name, brief(err))
@@ -89,8 +89,8 @@ func destroy(kc *kurtosis_context.KurtosisContext, name string, timeout time.Dur
 
 // enclaveGone reports whether the engine positively says name does not
 // exist (a creation interrupted before the engine acted leaves nothing).
-func enclaveGone(kc *kurtosis_context.KurtosisContext, name string, timeout time.Duration) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+func enclaveGone(ctx context.Context, kc *kurtosis_context.KurtosisContext, name string, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	_, err := findEnclave(ctx, kc, name)
 	return isNoEnclave(err)

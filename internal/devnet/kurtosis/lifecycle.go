@@ -57,7 +57,7 @@ func Up(ctx context.Context, params ...Parameter) (endpoints *Endpoints, err err
 				return
 			}
 			fmt.Fprintf(p.log, "interrupted: destroying enclave %q\n", p.enclave)
-			if derr := destroy(kc, p.enclave, p.teardownTimeout); derr != nil && !enclaveGone(kc, p.enclave, p.teardownTimeout) {
+			if derr := destroy(ctx, kc, p.enclave, p.teardownTimeout); derr != nil && !enclaveGone(ctx, kc, p.enclave, p.teardownTimeout) {
 				err = errors.Join(err, derr)
 			}
 		}()
@@ -123,7 +123,7 @@ func openOrCreate(ctx context.Context, kc *kurtosis_context.KurtosisContext, p *
 		return ec, false, err
 	case err == nil && p.fresh:
 		fmt.Fprintf(p.log, "destroying enclave %q first (--fresh)\n", p.enclave)
-		if err := destroy(kc, p.enclave, p.teardownTimeout); err != nil {
+		if err := destroy(ctx, kc, p.enclave, p.teardownTimeout); err != nil {
 			return nil, false, err
 		}
 	case !isNoEnclave(err):
@@ -204,7 +204,8 @@ func hasImageRef(v any) bool {
 
 // Down destroys the enclave and removes its endpoints file. A missing
 // enclave is not an error (Down is idempotent); destroyed reports whether
-// one was removed.
+// one was removed. The destroy runs on its own context bounded by
+// WithTeardownTimeout, so a cancelled ctx (Ctrl-C) does not abandon it.
 func Down(ctx context.Context, params ...Parameter) (destroyed bool, err error) {
 	p, err := parseAndCheckParameters(params...)
 	if err != nil {
@@ -221,10 +222,8 @@ func Down(ctx context.Context, params ...Parameter) (destroyed bool, err error) 
 	case err != nil:
 		return false, fmt.Errorf("devnet down: %w", err)
 	default:
-		dctx, cancel := context.WithTimeout(ctx, p.teardownTimeout)
-		defer cancel()
-		if err := kc.DestroyEnclave(dctx, p.enclave); err != nil {
-			return false, fmt.Errorf("devnet down: destroy enclave %q: %w", p.enclave, brief(err))
+		if err := destroy(ctx, kc, p.enclave, p.teardownTimeout); err != nil {
+			return false, fmt.Errorf("devnet down: %w", err)
 		}
 		destroyed = true
 		fmt.Fprintf(p.log, "enclave %q destroyed\n", p.enclave)

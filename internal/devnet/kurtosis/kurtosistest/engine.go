@@ -27,6 +27,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/adrg/xdg"
 	rpc "github.com/kurtosis-tech/kurtosis/api/golang/core/kurtosis_core_rpc_api_bindings"
@@ -56,6 +57,7 @@ type Engine struct {
 	next      int
 	apicPort  uint32
 	slowMake  chan struct{} // non-nil: CreateEnclave hangs after creating
+	slowDrop  chan struct{} // non-nil: the next DestroyEnclave is slow
 
 	// APIC is the fake API container.
 	APIC *APIContainer
@@ -175,11 +177,14 @@ func (e *Engine) GetEngineInfo(context.Context, *emptypb.Empty) (*erpc.GetEngine
 // HangCreate makes CreateEnclave create the enclave and then hang until the
 // client gives up, as a slow engine does; the returned channel is closed
 // once the enclave exists.
-func (e *Engine) HangCreate() <-chan struct{} {
+func (e *Engine) HangCreate() <-chan struct{} { return e.arm(&e.slowMake) }
+
+// arm sets *hook to a new channel, which the hooked RPC closes on arrival.
+func (e *Engine) arm(hook *chan struct{}) <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slowMake = make(chan struct{})
-	return e.slowMake
+	*hook = make(chan struct{})
+	return *hook
 }
 
 // CreateEnclave implements the engine RPC; a duplicate name is an error, as
@@ -234,9 +239,26 @@ func (e *Engine) GetExistingAndHistoricalEnclaveIdentifiers(context.Context, *em
 	return out, nil
 }
 
+// SlowDestroy makes the next DestroyEnclave take 200 ms, as a real engine
+// removing containers does, and give up if the client does meanwhile; the
+// returned channel is closed when the call arrives.
+func (e *Engine) SlowDestroy() <-chan struct{} { return e.arm(&e.slowDrop) }
+
 // DestroyEnclave implements the engine RPC (identifier = name, uuid or
 // shortened uuid).
-func (e *Engine) DestroyEnclave(_ context.Context, args *erpc.DestroyEnclaveArgs) (*emptypb.Empty, error) {
+func (e *Engine) DestroyEnclave(ctx context.Context, args *erpc.DestroyEnclaveArgs) (*emptypb.Empty, error) {
+	e.mu.Lock()
+	slow := e.slowDrop
+	e.slowDrop = nil
+	e.mu.Unlock()
+	if slow != nil {
+		close(slow)
+		select {
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	id := args.GetEnclaveIdentifier()

@@ -3,11 +3,14 @@
 package kurtosistest
 
 import (
+	"context"
 	"errors"
 	"net"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segdiff/segdiff/internal/poll"
 )
 
 // engineLockName is an abstract Unix socket name: the kernel frees it when
@@ -22,19 +25,16 @@ const engineLockName = "@segdiff-kurtosis-engine-port"
 // cleanup.
 func LockEnginePort(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		l, err := net.Listen("unix", engineLockName)
-		if err == nil {
-			t.Cleanup(func() { l.Close() })
-			return
+	var l net.Listener
+	err := poll.Until(context.Background(), time.Now().Add(2*time.Minute), 50*time.Millisecond, func(context.Context) error {
+		var err error
+		if l, err = net.Listen("unix", engineLockName); err != nil && !errors.Is(err, syscall.EADDRINUSE) {
+			return poll.Stop(err)
 		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			t.Fatalf("lock engine port: %v", err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lock engine port: %s still held after 2 min", engineLockName)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("lock engine port %s within 2 min: %v", engineLockName, err)
 	}
+	t.Cleanup(func() { l.Close() })
 }

@@ -3,11 +3,14 @@
 package kurtosistest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/segdiff/segdiff/internal/poll"
 )
 
 // LockEnginePort serializes, across test processes, the tests that need
@@ -23,17 +26,12 @@ func LockEnginePort(t testing.TB) {
 	if err != nil {
 		t.Fatalf("lock engine port: %v", err)
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			t.Fatalf("lock engine port: %s still held after 2 min: %v", path, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	err = poll.Until(context.Background(), time.Now().Add(2*time.Minute), 50*time.Millisecond, func(context.Context) error {
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	})
+	if err != nil {
+		f.Close()
+		t.Fatalf("lock engine port %s within 2 min: %v", path, err)
 	}
 	t.Cleanup(func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
