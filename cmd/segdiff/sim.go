@@ -166,10 +166,10 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 		for _, seed := range seeds {
 			c := base
 			if err := c.Set("mode", strings.TrimSpace(m)); err != nil {
-				return nil, fmt.Errorf("--mode: %w", err)
+				return nil, fmt.Errorf("--mode %q: %w", m, err)
 			}
 			if err := c.Set("seed", strings.TrimSpace(seed)); err != nil {
-				return nil, fmt.Errorf("--seed: %w", err)
+				return nil, fmt.Errorf("--seed %q: %w", seed, err)
 			}
 			if err := c.Validate(); err != nil {
 				return nil, flagErrors(err)

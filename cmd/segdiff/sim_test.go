@@ -51,7 +51,7 @@ func TestSimFlagsConfigs(t *testing.T) {
 		{name: "several problems at once", args: []string{"--payloads", "-1", "--window", "0s"}, wantErr: "--window (window): 0s"},
 		{name: "builder moved", args: []string{"--builder", "5"}, want: 1},
 		{name: "unknown mode", args: []string{"--mode", "flood"}, wantErr: "unknown diffusion mode"},
-		{name: "bad seed", args: []string{"--seed", "x"}, wantErr: "is not an integer"},
+		{name: "bad seed", args: []string{"--seed", "x"}, wantErr: `--seed "x": not an integer`},
 		{name: "serve needs one run", args: []string{"--seed", "1,2", "--serve", "127.0.0.1:0"}, wantErr: "exactly one run"},
 		{name: "invalid config", args: []string{"--degree", "10"}, wantErr: "must exceed the mesh's Dhi=12"},
 		{name: "unknown preset", args: []string{"--preset", "huge"}, wantErr: "unknown embedded preset"},

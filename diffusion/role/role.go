@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -139,12 +138,4 @@ func Lookup(name string) (Role, bool) {
 		}
 	}
 	return Role{}, false
-}
-
-// Named returns the role called name, or an error listing the roles.
-func Named(name string) (Role, error) {
-	if r, ok := Lookup(name); ok {
-		return r, nil
-	}
-	return Role{}, fmt.Errorf("unknown role %q (want one of %s)", name, strings.Join(Names(), ", "))
 }

@@ -53,7 +53,7 @@ func TestNewPlanRejects(t *testing.T) {
 		want       string
 	}{
 		{"value of the wrong form", "fixed:\n  nodes: 16\n  degree: 14\n  payloads: x\naxes: {seed: [1]}\n", 0,
-			"g.yaml:4: payloads: payloads=\"x\": not an integer"},
+			"g.yaml:4: payloads: not an integer"},
 		{"stress value of the wrong form", "fixed: {nodes: 16, degree: 14}\naxes:\n  stress:\n    w: {withholder: 60%}\n", 0,
 			"g.yaml:4: withholder: withholder=0.6: want a share 0..0.5"},
 		{"value the sim rejects", "fixed:\n  nodes: 16\n  degree: 14\naxes:\n  network:\n    a: {}\n    b: {datacenter-share: 1.5}\n", 0,

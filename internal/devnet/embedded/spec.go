@@ -3,6 +3,7 @@ package embedded
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -93,7 +94,8 @@ func (e *UnknownKeyError) Error() string {
 
 // Set sets the key called name from its text form: a number, a duration
 // ("200ms"), a name, or for a stress condition also a percentage ("50%").
-// It checks the value's form, not the spec: Validate does that.
+// It checks the value's form, not the spec: Validate does that. Its error
+// says what is wrong with the value; the caller names the flag or key.
 func (c *Config) Set(name, value string) error {
 	k, ok := LookupKey(name)
 	if !ok {
@@ -115,7 +117,7 @@ func (c *Config) Set(name, value string) error {
 	case time.Duration:
 		d, err := time.ParseDuration(value)
 		if err != nil {
-			return fmt.Errorf("%s=%q: not a duration (e.g. 200ms)", name, value)
+			return errors.New("not a duration (e.g. 200ms)")
 		}
 		f.SetInt(int64(d))
 		return nil
@@ -126,23 +128,23 @@ func (c *Config) Set(name, value string) error {
 	case reflect.Int, reflect.Int64:
 		v, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q: not an integer", name, value)
+			return errors.New("not an integer")
 		}
 		f.SetInt(v)
 	case reflect.Uint64:
 		v, err := strconv.ParseUint(value, 10, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q: not a non-negative integer", name, value)
+			return errors.New("not a non-negative integer")
 		}
 		f.SetUint(v)
 	case reflect.Float64:
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q: not a number", name, value)
+			return errors.New("not a number")
 		}
 		f.SetFloat(v)
 	default:
-		return fmt.Errorf("%s: a %s cannot be set from text", name, f.Type())
+		return fmt.Errorf("a %s cannot be set from text", f.Type())
 	}
 	return nil
 }
