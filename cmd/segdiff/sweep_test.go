@@ -106,13 +106,23 @@ func TestSweepPlanMatrix(t *testing.T) {
 	}
 }
 
+// everyMetric is the tolerance a bare percentage gives: the same for every
+// metric the summary reports, whatever that list holds.
+func everyMetric(f float64) map[sweep.Metric]float64 {
+	out := make(map[sweep.Metric]float64, len(sweep.Metrics))
+	for _, m := range sweep.Metrics {
+		out[m] = f
+	}
+	return out
+}
+
 func TestParseTolerance(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    map[sweep.Metric]float64
 		wantErr string
 	}{
-		{in: "5%", want: map[sweep.Metric]float64{sweep.MetricP50: 0.05, sweep.MetricP99: 0.05, sweep.MetricWithin: 0.05, sweep.MetricCopies: 0.05}},
+		{in: "5%", want: everyMetric(0.05)},
 		{in: "150%", wantErr: "within=150%: a share cannot fall by more than 100 points"},
 		{in: "p50=20%,within=10%", want: map[sweep.Metric]float64{sweep.MetricP50: 0.2, sweep.MetricWithin: 0.1}},
 		{in: "p99=150%", want: map[sweep.Metric]float64{sweep.MetricP99: 1.5}},
