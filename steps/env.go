@@ -15,8 +15,14 @@ import (
 
 // EnvPrefix starts every segdiff environment variable (DEVNET aside). A set
 // variable with this prefix that EnvVars does not list is an error: a
-// mistyped name would otherwise be ignored without a word.
+// mistyped name would otherwise be ignored without a word. So is a set
+// variable one edit from a listed one without the prefix (DEVNT, devnet),
+// nearer than which no other program's variable is likely to come.
 const EnvPrefix = "SEGDIFF_"
+
+// plainTypoEdits is how far a variable may be from DEVNET (or another
+// listed name without EnvPrefix) and still be taken for its typo.
+const plainTypoEdits = 1
 
 // EnvVar is one environment variable read by the suite, by what runs it
 // (make e2e, the backends, the Starlark tests) or by the suite's own tests.
@@ -89,12 +95,15 @@ func CheckEnv(environ []string) error {
 func applyEnv(c *Config, environ []string) error {
 	vars := EnvVars()
 	listed := map[string]bool{}
-	var names, budgets []string
+	var names, budgets, plain []string
 	for _, v := range vars {
 		listed[v.Name] = true
 		names = append(names, v.Name)
 		if strings.HasPrefix(v.Name, BudgetEnvPrefix) {
 			budgets = append(budgets, v.Name)
+		}
+		if !strings.HasPrefix(v.Name, EnvPrefix) {
+			plain = append(plain, v.Name)
 		}
 	}
 	set := map[string]string{}
@@ -108,6 +117,10 @@ func applyEnv(c *Config, environ []string) error {
 			problems = append(problems, fmt.Sprintf("%s is not a budget%s", name, orList(suggest.DidYouMean(name, budgets, ""), budgets)))
 		case strings.HasPrefix(name, EnvPrefix):
 			problems = append(problems, fmt.Sprintf("%s is not a segdiff variable%s", name, orHint(suggest.DidYouMean(name, names, ""), "features/README.md lists them")))
+		default:
+			if near, ok := suggest.Within(strings.ToUpper(name), plain, plainTypoEdits); ok {
+				problems = append(problems, fmt.Sprintf("%s is not a segdiff variable; did you mean %s?", name, near))
+			}
 		}
 	}
 	for _, v := range vars {

@@ -8,7 +8,15 @@ package suggest
 // to be a likely typo: at most 3 edits, and fewer than half of got's
 // length plus 2. Ties go to the earlier candidate.
 func Nearest(got string, candidates []string) (string, bool) {
-	best, bestD := "", min(3, len(got)/2+1)+1
+	return Within(got, candidates, min(3, len(got)/2+1))
+}
+
+// Within returns the candidate closest to got, and false when none is at
+// most edits away. Ties go to the earlier candidate. It is for names checked
+// among others' (a process environment), where Nearest's allowance would
+// take an unrelated name for a typo.
+func Within(got string, candidates []string, edits int) (string, bool) {
+	best, bestD := "", edits+1
 	for _, c := range candidates {
 		if d := distance(got, c); d < bestD {
 			best, bestD = c, d

@@ -35,6 +35,28 @@ func TestNearest(t *testing.T) {
 	}
 }
 
+func TestWithin(t *testing.T) {
+	vars := []string{"DEVNET"}
+	tests := []struct {
+		got   string
+		edits int
+		want  string
+	}{
+		{got: "DEVNT", edits: 1, want: "DEVNET"},
+		{got: "DEVENT", edits: 1, want: "DEVNET"},
+		{got: "DEVNETS", edits: 1, want: "DEVNET"},
+		{got: "DEVICE", edits: 1},                 // three edits: Nearest would take it
+		{got: "DEVNT", edits: 0},                  // one edit over the allowance
+		{got: "DEVICE", edits: 3, want: "DEVNET"}, // what Within guards against
+	}
+	for _, tt := range tests {
+		got, ok := suggest.Within(tt.got, vars, tt.edits)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("Within(%q, %d) = %q, %v; want %q", tt.got, tt.edits, got, ok, tt.want)
+		}
+	}
+}
+
 func TestDidYouMean(t *testing.T) {
 	if got := suggest.DidYouMean("nodse", []string{"nodes"}, "-"); got != "; did you mean -nodes?" {
 		t.Errorf("DidYouMean = %q", got)
