@@ -63,7 +63,7 @@ func TestArgumentErrors(t *testing.T) {
 		{name: "sweep merge: no --out", args: []string{"sweep", "merge", dir}, want: []string{"--out DIR is required"}},
 		{name: "sweep merge: missing input", args: []string{"sweep", "merge", "--out", mergeOut, "/nonexistent"}, want: []string{"input /nonexistent: no such file or directory"}},
 		{name: "sweep budgets: no folder", args: []string{"sweep", "budgets"}, want: []string{"no result folder given"}},
-		{name: "sweep budgets: no such folder", args: []string{"sweep", "budgets", "/nonexistent"}, want: []string{"/nonexistent:"}},
+		{name: "sweep budgets: no such folder", args: []string{"sweep", "budgets", "--features", "../../features", "/nonexistent"}, want: []string{"/nonexistent:"}},
 		{name: "sweep budgets: bad tags", args: []string{"sweep", "budgets", "--tags", "@embedded &&", dir}, want: []string{"--tags:"}},
 		{name: "sweep budgets: no budget selected", args: []string{"sweep", "budgets", "--features", "../../features", "--tags", "@health", dir}, want: []string{"check no budget"}},
 		{name: "sweep compare: one folder", args: []string{"sweep", "compare", dir}, want: []string{"want two result folders, BASE and NEW; got 1"}},
@@ -115,6 +115,44 @@ func TestArgumentErrors(t *testing.T) {
 			}
 			if stdout.Len() > 0 {
 				t.Errorf("stdout %q", stdout.String())
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused invocations left %v in %s", entries, dir)
+	}
+}
+
+// sweep's flag values are checked before its positional arguments (and
+// those before a missing --out): a bad value is named whatever else is
+// missing or wrong.
+func TestSweepFlagErrorsComeFirst(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "sweep: bad size, no grid", args: []string{"sweep", "--memory-budget", "lots"}, want: `--memory-budget: "lots" is not a size`},
+		{name: "sweep: bad size, missing grid", args: []string{"sweep", "--memory-budget", "lots", "--out", dir, "/nonexistent.yaml"}, want: `--memory-budget: "lots" is not a size`},
+		{name: "sweep: bad cell limit, no grid", args: []string{"sweep", "--cell-memory-limit", "lots"}, want: `--cell-memory-limit: "lots" is not a size`},
+		{name: "sweep: --jobs 0, two grids", args: []string{"sweep", "--jobs", "0", "a.yaml", "b.yaml"}, want: "--jobs 0: want 1 or more"},
+		{name: "sweep: no grid before no --out", args: []string{"sweep", "--jobs", "2"}, want: "no grid file given"},
+		{name: "sweep: typo'd verb before a bad size", args: []string{"sweep", "comapre", "--memory-budget", "lots"}, want: `unknown subcommand "comapre"`},
+		{name: "sweep cell: bad size, no grid", args: []string{"sweep", "cell", "--out", dir, "--memory-budget", "lots"}, want: `--memory-budget: "lots" is not a size`},
+		{name: "sweep cell: bad cell limit, two grids", args: []string{"sweep", "cell", "--cell-memory-limit", "lots", "a.yaml", "b.yaml"}, want: `--cell-memory-limit: "lots" is not a size`},
+		{name: "sweep merge: missing --grid, no input", args: []string{"sweep", "merge", "--out", filepath.Join(dir, "m"), "--grid", "/nonexistent.yaml"}, want: "read grid"},
+		{name: "sweep compare: --alpha 2, one folder", args: []string{"sweep", "compare", "--alpha", "2", "/nonexistent"}, want: "--alpha 2: want a significance level"},
+		{name: "sweep compare: --json into a missing folder, no folders", args: []string{"sweep", "compare", "--json", "/nonexistent/dir/c.json"}, want: "--json /nonexistent/dir/c.json"},
+		{name: "sweep budgets: bad tags, missing folder", args: []string{"sweep", "budgets", "--tags", "@embedded &&", "/nonexistent"}, want: "--tags:"},
+		{name: "sweep budgets: missing features, no folder", args: []string{"sweep", "budgets", "--features", "/nonexistent"}, want: "--features:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, &stdout, &stderr)
+			if code != 2 || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming %q", code, stderr.String(), tt.want)
 			}
 		})
 	}

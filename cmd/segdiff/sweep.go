@@ -64,20 +64,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return code
 	}
-	if len(pos) == 0 {
-		return usageErrorf(stderr, "sweep", "no grid file given (segdiff sweep [flags] --out DIR GRID.yaml, or one of %s)", strings.Join(sweepVerbs, ", "))
-	}
-	if _, err := os.Stat(pos[0]); err != nil {
-		if _, ok := suggest.Nearest(pos[0], sweepVerbs); ok {
-			return unknownSubcommand(stderr, "sweep", pos[0], sweepVerbs)
+	// A typo'd subcommand first (the flags were meant for it), then the
+	// values of the flags given, then the grid, then what is missing: a bad
+	// value is named whatever else is wrong (sweep --memory-budget lots
+	// names the size).
+	if len(pos) > 0 {
+		if _, err := os.Stat(pos[0]); err != nil {
+			if _, ok := suggest.Nearest(pos[0], sweepVerbs); ok {
+				return unknownSubcommand(stderr, "sweep", pos[0], sweepVerbs)
+			}
 		}
-		return usageErrorf(stderr, "sweep", "%q is neither a subcommand (%s) nor a grid file: %v", pos[0], strings.Join(sweepVerbs, ", "), pathCause(err))
-	}
-	if len(pos) > 1 {
-		return usageErrorf(stderr, "sweep", "%d grid files given (%s); a sweep runs one grid", len(pos), strings.Join(pos, ", "))
-	}
-	if *out == "" {
-		return usageErrorf(stderr, "sweep", "--out DIR is required: the folder for the cells and the summary")
 	}
 	if *jobs < 1 {
 		return usageErrorf(stderr, "sweep", "--jobs %d: want 1 or more", *jobs)
@@ -89,6 +85,18 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	perCell, err := cellMemoryLimit(*cellLimit)
 	if err != nil {
 		return usageError(stderr, "sweep", err)
+	}
+	if len(pos) == 0 {
+		return usageErrorf(stderr, "sweep", "no grid file given (segdiff sweep [flags] --out DIR GRID.yaml, or one of %s)", strings.Join(sweepVerbs, ", "))
+	}
+	if _, err := os.Stat(pos[0]); err != nil {
+		return usageErrorf(stderr, "sweep", "%q is neither a subcommand (%s) nor a grid file: %v", pos[0], strings.Join(sweepVerbs, ", "), pathCause(err))
+	}
+	if len(pos) > 1 {
+		return usageErrorf(stderr, "sweep", "%d grid files given (%s); a sweep runs one grid", len(pos), strings.Join(pos, ", "))
+	}
+	if *out == "" {
+		return usageErrorf(stderr, "sweep", "--out DIR is required: the folder for the cells and the summary")
 	}
 	plan, code := loadPlan(pos[0], sweep.Memory{Budget: limit, CellLimit: perCell}, stderr)
 	if plan == nil {
@@ -234,11 +242,15 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return code
 	}
-	switch {
-	case len(pos) != 1:
-		return usageErrorf(stderr, "sweep cell", "want one grid file, got %d%s", len(pos), listed(pos))
-	case *out == "":
-		return usageErrorf(stderr, "sweep cell", "--out DIR is required: the cell's folder goes under DIR/cells/")
+	// The values of the flags given first, then the grid, then what is
+	// missing (as sweep's).
+	limit, err := sweepBudget(*budget)
+	if err != nil {
+		return usageError(stderr, "sweep cell", err)
+	}
+	perCell, err := cellMemoryLimit(*cellLimit)
+	if err != nil {
+		return usageError(stderr, "sweep cell", err)
 	}
 	if *index < 0 {
 		env := os.Getenv("JOB_COMPLETION_INDEX")
@@ -248,13 +260,11 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		*index = i
 	}
-	limit, err := sweepBudget(*budget)
-	if err != nil {
-		return usageError(stderr, "sweep cell", err)
+	if len(pos) != 1 {
+		return usageErrorf(stderr, "sweep cell", "want one grid file, got %d%s", len(pos), listed(pos))
 	}
-	perCell, err := cellMemoryLimit(*cellLimit)
-	if err != nil {
-		return usageError(stderr, "sweep cell", err)
+	if *out == "" {
+		return usageErrorf(stderr, "sweep cell", "--out DIR is required: the cell's folder goes under DIR/cells/")
 	}
 	// The budget is checked for the one cell this machine runs, not the
 	// whole grid: other cells run elsewhere.
@@ -292,22 +302,24 @@ func sweepMerge(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !ok {
 		return code
 	}
-	switch {
-	case len(pos) == 0:
+	// The values of the flags given first, then the folders, then what is
+	// missing (as sweep's).
+	var plan *sweep.Plan
+	if *grid != "" {
+		if plan, code = loadPlan(*grid, sweep.Memory{}, stderr); plan == nil {
+			return code
+		}
+	}
+	if len(pos) == 0 {
 		return usageErrorf(stderr, "sweep merge", "no folder to merge given (segdiff sweep merge --out DIR IN...)")
-	case *out == "":
-		return usageErrorf(stderr, "sweep merge", "--out DIR is required: the folder to merge into")
 	}
 	for _, in := range pos {
 		if err := isDirArg(in); err != nil {
 			return usageErrorf(stderr, "sweep merge", "input %s: %v", in, err)
 		}
 	}
-	var plan *sweep.Plan
-	if *grid != "" {
-		if plan, code = loadPlan(*grid, sweep.Memory{}, stderr); plan == nil {
-			return code
-		}
+	if *out == "" {
+		return usageErrorf(stderr, "sweep merge", "--out DIR is required: the folder to merge into")
 	}
 	s, files, err := sweep.Merge(ctx, *out, plan, pos...)
 	if err != nil {
@@ -337,20 +349,21 @@ func sweepCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !ok {
 		return code
 	}
-	switch {
-	case len(pos) != 2:
-		return usageErrorf(stderr, "sweep compare", "want two result folders, BASE and NEW; got %d%s", len(pos), listed(pos))
-	case !(opts.Alpha > 0 && opts.Alpha < 1):
+	// The values of the flags first, then the folders (as sweep's).
+	if !(opts.Alpha > 0 && opts.Alpha < 1) {
 		return usageErrorf(stderr, "sweep compare", "--alpha %g: want a significance level between 0 and 1, e.g. 0.05", opts.Alpha)
-	}
-	for i, dir := range pos {
-		if err := isDirArg(dir); err != nil {
-			return usageErrorf(stderr, "sweep compare", "%s %s: %v", [2]string{"BASE", "NEW"}[i], dir, err)
-		}
 	}
 	if *jsonOut != "" {
 		if err := checkWritable(*jsonOut); err != nil {
 			return usageErrorf(stderr, "sweep compare", "--json %s: %v", *jsonOut, err)
+		}
+	}
+	if len(pos) != 2 {
+		return usageErrorf(stderr, "sweep compare", "want two result folders, BASE and NEW; got %d%s", len(pos), listed(pos))
+	}
+	for i, dir := range pos {
+		if err := isDirArg(dir); err != nil {
+			return usageErrorf(stderr, "sweep compare", "%s %s: %v", [2]string{"BASE", "NEW"}[i], dir, err)
 		}
 	}
 	if *cold {
@@ -448,14 +461,13 @@ func sweepBudgets(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !ok {
 		return code
 	}
-	if len(pos) == 0 {
+	noFolder := func() int {
 		return usageErrorf(stderr, "sweep budgets", "no result folder given (segdiff sweep budgets [flags] DIR...)")
 	}
-	for _, d := range pos {
-		if err := isDirArg(d); err != nil {
-			return usageErrorf(stderr, "sweep budgets", "%s: %v", d, err)
-		}
+	if len(args) == 0 {
+		return noFolder() // told the whole form rather than a default's problem
 	}
+	// The values of the flags first, then the folders (as sweep's).
 	if err := steps.CheckTagFilter(*tags); err != nil {
 		return usageErrorf(stderr, "sweep budgets", "--tags: %v", err)
 	}
@@ -480,6 +492,14 @@ func sweepBudgets(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return 1
 		}
 		specRows = append(specRows, sweep.BudgetRow{Feature: r.Feature, Scenario: r.Scenario, Spec: spec, Check: r.Check, Budget: r.Budget})
+	}
+	if len(pos) == 0 {
+		return noFolder()
+	}
+	for _, d := range pos {
+		if err := isDirArg(d); err != nil {
+			return usageErrorf(stderr, "sweep budgets", "%s: %v", d, err)
+		}
 	}
 	cells, err := sweep.LoadCells(ctx, pos...)
 	if err != nil {
