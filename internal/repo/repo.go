@@ -2,8 +2,8 @@
 // tests name its files by their path from the root (features/,
 // network-params/, client-patches/clients.yaml) wherever their package
 // sits. Its own tests check the repository as a whole: no build outputs
-// committed, every workflow step that pipes under pipefail, the docs'
-// commands runnable.
+// committed, every workflow step that pipes under pipefail, the lint tools
+// installed by one script in CI and .ci/run, the docs' commands runnable.
 package repo
 
 import (

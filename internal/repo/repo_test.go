@@ -134,12 +134,25 @@ type defaults struct {
 }
 
 type job struct {
-	Defaults defaults `yaml:"defaults"`
-	Steps    []struct {
+	Defaults  defaults `yaml:"defaults"`
+	Container any      `yaml:"container"` // an image, or a mapping with one
+	Steps     []struct {
 		Name  string `yaml:"name"`
 		Run   string `yaml:"run"`
 		Shell string `yaml:"shell"`
 	} `yaml:"steps"`
+}
+
+// image is the job's container image, or "" for none.
+func (j job) image() string {
+	switch c := j.Container.(type) {
+	case string:
+		return c
+	case map[string]any:
+		s, _ := c["image"].(string)
+		return s
+	}
+	return ""
 }
 
 // pipes reports whether a shell script has a pipeline: a "|" outside
