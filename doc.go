@@ -11,8 +11,8 @@
 // per slot, every node's completion within 3 s of the reveal and the bytes
 // each node receives, reading only the metrics contract (package metrics)
 // and the beacon API, so they run unchanged against the embedded devnet
-// (package embedded, the default) and a Kurtosis enclave of patched clients
-// (package devnet/kurtosis, DEVNET=kurtosis).
+// (package internal/devnet/embedded, the default) and a Kurtosis enclave of patched clients
+// (package internal/devnet/kurtosis, DEVNET=kurtosis).
 //
 // The suite runs under go test (TestFeatures in suite_test.go, gated by
 // SEGDIFF_E2E=1; make e2e) and with the godog CLI (godog run features/).

@@ -14,9 +14,9 @@ type Rule struct {
 
 // Rules is every rule, in the order they run. A rule reads facts only and
 // reports through run.add; each has a test named after it in
-// params/rules_test.go, and params/testdata/bad/ holds a file per trap that
-// the real-package mode of internal/starlarktest also runs through the real
-// package.
+// internal/params/rules_test.go, and internal/params/testdata/bad/ holds a
+// file per trap that the real-package mode of internal/starlarktest also
+// runs through the real package.
 var Rules = []Rule{
 	// network_params (rules_network.go)
 	{Name: "network-name", Source: "input_parser.star: default_input_args, get_devnet_modified_images (joins that network)", check: (*run).networkName},

@@ -26,7 +26,7 @@ var segdiffSections = map[string]func(r *run, f *facts, n *yaml.Node, path strin
 	"load":         (*run).segdiffLoad,
 }
 
-// segdiffLoad checks segdiff.load (params/load.go).
+// segdiffLoad checks segdiff.load (internal/params/load.go).
 func (r *run) segdiffLoad(f *facts, n *yaml.Node, _ string) {
 	ps, ok := pairsOf(n)
 	if !ok {

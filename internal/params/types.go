@@ -149,8 +149,8 @@ func (t TypeRule) message(typ, value, fails string) string {
 // the el/cl/vc/remote_signer launchers at EthereumPackageCommit: every
 // participant, network_params and top-level key used in arithmetic, a
 // comparison, a truth test or a loop. The messages are go.starlark.net's,
-// the same in the version Kurtosis 1.20 embeds. params/types_test.go walks
-// the table through the checker; the real-package mode of
+// the same in the version Kurtosis 1.20 embeds. internal/params/types_test.go
+// walks the table through the checker; the real-package mode of
 // internal/starlarktest walks it through the real package.
 var TypeRules = buildTypeRules()
 

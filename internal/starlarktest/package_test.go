@@ -30,7 +30,7 @@ var packageDir = func() string {
 	return filepath.Join(root, "kurtosis")
 }()
 
-// output mirrors contract point 2 (what devnet/kurtosis decodes).
+// output mirrors contract point 2 (what internal/devnet/kurtosis decodes).
 type output struct {
 	SegdiffNodes []struct {
 		ID        string   `json:"id"`
@@ -119,7 +119,7 @@ func runWith(t *testing.T, b backend, argsYAML, cluster string, privileged bool)
 		}
 		// The Go side (contract point 2) must accept what the package returns.
 		if _, perr := devnetkurtosis.ParseRunOutput(raw); perr != nil {
-			t.Errorf("devnet/kurtosis rejects the run output: %v\n%s", perr, raw)
+			t.Errorf("internal/devnet/kurtosis rejects the run output: %v\n%s", perr, raw)
 		}
 	}
 	return r.Plan(), out, err

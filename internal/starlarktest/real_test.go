@@ -209,10 +209,10 @@ func execTarget(entrypoint, cmd []string) (string, error) {
 	return "", fmt.Errorf("no entrypoint and no cmd: the image's own ENTRYPOINT runs")
 }
 
-// TestRealBadParams runs every file of params/testdata/bad through the real
-// ethereum-package under our package: each must fail with the message the
-// checker (params) reports for it, so checker and real code agree on every
-// trap of the corpus. A runs-with trap must run, launching a service whose
+// TestRealBadParams runs every file of internal/params/testdata/bad through
+// the real ethereum-package under our package: each must fail with the
+// message the checker (params) reports for it, so checker and real code
+// agree on every trap of the corpus. A runs-with trap must run, launching a service whose
 // command shows how the package misread it.
 func TestRealBadParams(t *testing.T) {
 	b := realBackend(t)

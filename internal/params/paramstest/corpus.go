@@ -12,9 +12,9 @@ import (
 )
 
 // BadCase is one file of the corpus of bad network-params files
-// (params/testdata/bad): each holds one trap, and its header names the rule
-// that reports it and a message both the checker and the package's run
-// report:
+// (internal/params/testdata/bad): each holds one trap, and its header names
+// the rule that reports it and a message both the checker and the
+// package's run report:
 //
 //	# <what the trap is>
 //	# rule: <params.Rule name, or params.RuleKeys>
