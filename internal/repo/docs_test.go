@@ -2,18 +2,21 @@ package repo_test
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cucumber/godog"
 	"golang.org/x/mod/modfile"
@@ -26,11 +29,13 @@ import (
 
 // commandDocs are the documents whose example commands TestDocCommands
 // checks the way the tools they call would.
-var commandDocs = []string{"features/README.md", "reports/README.md"}
+var commandDocs = []string{"README.md", "features/README.md", "reports/README.md"}
 
 // TestDocCommands checks every example command in commandDocs: every line
 // of a ```sh block, and every inline code span that starts with a command
-// this test knows (make, godog, go, .build/e2e.test). A make target must
+// this test knows (make, godog, go, .build/e2e.test, segdiff). A segdiff
+// command (or go run ./cmd/segdiff) must name subcommands and flags the
+// CLI has: it is run with --help appended. A make target must
 // exist; a tag filter (TAGS, --tags, a target's own) must parse, name only
 // tags the features carry and select at least one scenario the backend
 // runs; godog flags, formats and paths must be real; a variable must be a
@@ -81,6 +86,10 @@ func TestCheckCommandRejectsWhatTheToolsWould(t *testing.T) {
 		{name: "test binary pattern", cmd: `SEGDIFF_E2E=1 .build/e2e.test -test.run '^TestFeatures$|^TestMain$'`, wantErr: "none of the patterns .ci/e2e runs"},
 		{name: "test flag", cmd: `go test ./steps -run TestBudgetsDoc -updat`, wantErr: "flag -updat is defined by no test"},
 		{name: "unchecked command", cmd: `kurtosis engine start`, wantErr: "not a command this test checks"},
+		{name: "segdiff flag", cmd: `go run ./cmd/segdiff sim --nodse 3`, wantErr: "did you mean -nodes?"},
+		{name: "segdiff flag value", cmd: `go run ./cmd/segdiff sweep compare --tolerance 10 /tmp/base /tmp/new`, wantErr: "give a percentage with its sign"},
+		{name: "segdiff subcommand", cmd: `go run ./cmd/segdiff sweep comapre /tmp/base /tmp/new`, wantErr: `"comapre" is no subcommand`},
+		{name: "segdiff command", cmd: `segdiff simulate --nodes 3`, wantErr: `unknown command "simulate"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,8 +205,53 @@ func checkCall(env map[string]string, args []string) error {
 		return checkTestRun(args[2:], "-run")
 	case args[0] == ".build/e2e.test" && len(args) > 1: // alone, it names the file
 		return checkTestRun(args[1:], "-test.run")
+	case args[0] == "go" && len(args) > 2 && args[1] == "run" && args[2] == "./cmd/segdiff":
+		return checkSegdiff(args[3:])
+	case args[0] == "segdiff" && len(args) > 1: // alone, it names the binary
+		return checkSegdiff(args[1:])
 	}
 	return errNotACommand
+}
+
+// segdiffCLI builds the segdiff CLI once, into the folder TestMain removes.
+var segdiffCLI = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(buildDir, "segdiff")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/segdiff").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the segdiff CLI: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// reSubcommand is a word that may name a subcommand (a placeholder such as
+// FILE, a path or a flag ends them).
+var reSubcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// checkSegdiff runs the segdiff CLI with args and --help: the flags are
+// parsed as given and help ends the run before anything starts, so a
+// mistyped flag (or a value the flag itself refuses) fails as it would for
+// the reader; each leading word must be one the help names (a misspelt
+// subcommand would otherwise be taken for an argument).
+func checkSegdiff(args []string) error {
+	bin, err := segdiffCLI()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, append(slices.Clone(args), "--help")...).CombinedOutput()
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("segdiff %s --help: %v: %s", strings.Join(args, " "), err, first)
+	}
+	for _, w := range args {
+		if !reSubcommand.MatchString(w) {
+			break
+		}
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`).Match(out) {
+			return fmt.Errorf("segdiff %s: %q is no subcommand segdiff's --help names", strings.Join(args, " "), w)
+		}
+	}
+	return nil
 }
 
 // checkVariables fails on a segdiff variable steps.CheckEnv refuses (an
@@ -225,11 +279,11 @@ var sources = sync.OnceValues(func() (string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "reports") {
+		if d.IsDir() && path != "." && path != ".ci" && (strings.HasPrefix(d.Name(), ".") || d.Name() == "reports") {
 			return filepath.SkipDir
 		}
 		// This file names variables that do not exist, to test the check.
-		readable := filepath.Ext(path) == ".go" && path != "docs_test.go" || path == "Makefile" || filepath.Dir(path) == "scripts"
+		readable := filepath.Ext(path) == ".go" && path != "internal/repo/docs_test.go" || path == "Makefile" || filepath.Dir(path) == ".ci"
 		if !d.IsDir() && readable {
 			data, err := os.ReadFile(path)
 			if err != nil {

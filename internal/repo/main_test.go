@@ -11,6 +11,10 @@ import (
 	"github.com/segdiff/segdiff/internal/repo"
 )
 
+// buildDir holds what the tests build (the segdiff CLI the docs' commands
+// are checked against); TestMain removes it.
+var buildDir string
+
 // TestMain runs the tests from the repository's root: they read its files
 // by the paths the docs, git and the workflows use.
 func TestMain(m *testing.M) {
@@ -18,9 +22,14 @@ func TestMain(m *testing.M) {
 	if err == nil {
 		err = os.Chdir(root)
 	}
+	if err == nil {
+		buildDir, err = os.MkdirTemp("", "segdiff-repo-test-")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(buildDir)
+	os.Exit(code)
 }
