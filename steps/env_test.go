@@ -37,14 +37,9 @@ func TestCheckEnv(t *testing.T) {
 			wantErr: []string{"SEGDIFF_PRESTE is not a segdiff variable; did you mean SEGDIFF_PRESET?"}},
 		{name: "unknown variable", env: []string{"SEGDIFF_FROBNICATE=1"},
 			wantErr: []string{"SEGDIFF_FROBNICATE is not a segdiff variable (features/README.md lists them)"}},
-		{name: "DEVNET missing a letter", env: []string{"DEVNT=kurtosis"},
-			wantErr: []string{"DEVNT is not a segdiff variable; did you mean DEVNET?"}},
-		{name: "DEVNET transposed", env: []string{"DEVENT=kurtosis"},
-			wantErr: []string{"DEVENT is not a segdiff variable; did you mean DEVNET?"}},
-		{name: "DEVNET in lower case", env: []string{"devnet=kurtosis"},
-			wantErr: []string{"devnet is not a segdiff variable; did you mean DEVNET?"}},
-		{name: "DEVNET with a letter more", env: []string{"DEVNETS=kurtosis"},
-			wantErr: []string{"DEVNETS is not a segdiff variable; did you mean DEVNET?"}},
+		{name: "DEVNET missing a letter, transposed, in lower case, with a letter more", env: []string{"DEVNT=kurtosis", "DEVENT=kurtosis", "devnet=kurtosis", "DEVNETS=kurtosis"},
+			wantErr: []string{"DEVNT is not a segdiff variable; did you mean DEVNET?", "DEVENT is not a segdiff variable; did you mean DEVNET?",
+				"devnet is not a segdiff variable; did you mean DEVNET?", "DEVNETS is not a segdiff variable; did you mean DEVNET?"}},
 		// Another program's variables are no typo of DEVNET's, however
 		// near by SEGDIFF_ names' allowance (DEVICE is three edits away).
 		{name: "other programs' variables", env: []string{"DEVICE=/dev/sda", "DEV=1", "DEBIAN_FRONTEND=noninteractive", "TERM=xterm", "DEVNET_FLAGS=--privileged"}},

@@ -78,11 +78,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *jobs < 1 {
 		return usageErrorf(stderr, "sweep", "--jobs %d: want 1 or more", *jobs)
 	}
-	limit, err := sweepBudget(*budget)
-	if err != nil {
-		return usageError(stderr, "sweep", err)
-	}
-	perCell, err := cellMemoryLimit(*cellLimit)
+	limit, perCell, err := memoryFlags(*budget, *cellLimit)
 	if err != nil {
 		return usageError(stderr, "sweep", err)
 	}
@@ -143,9 +139,16 @@ func cellMemoryLimit(s string) (int64, error) {
 	return n, nil
 }
 
-func sweepBudget(s string) (int64, error) {
-	limit, _, err := memoryLimit(s, "--memory-budget")
-	return limit, err
+// memoryFlags reads --memory-budget and --cell-memory-limit (sweep's and
+// sweep cell's).
+func memoryFlags(budget, cellLimit string) (limit, perCell int64, err error) {
+	if limit, _, err = memoryLimit(budget, "--memory-budget"); err != nil {
+		return 0, 0, err
+	}
+	if perCell, err = cellMemoryLimit(cellLimit); err != nil {
+		return 0, 0, err
+	}
+	return limit, perCell, nil
 }
 
 // loadPlan reads and checks a grid; on a bad grid it reports every problem
@@ -244,11 +247,7 @@ func sweepCell(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The values of the flags given first, then the grid, then what is
 	// missing (as sweep's).
-	limit, err := sweepBudget(*budget)
-	if err != nil {
-		return usageError(stderr, "sweep cell", err)
-	}
-	perCell, err := cellMemoryLimit(*cellLimit)
+	limit, perCell, err := memoryFlags(*budget, *cellLimit)
 	if err != nil {
 		return usageError(stderr, "sweep cell", err)
 	}

@@ -54,32 +54,29 @@ func TestLintToolsInstalledByOneScript(t *testing.T) {
 	}
 }
 
-// The check itself fails on each way the two could drift apart.
+// The check itself passes the two ways to run the script and fails on each
+// way the two could drift apart.
 func TestInstallsBeforeLint(t *testing.T) {
-	tests := []struct {
-		name    string
+	for _, scripts := range [][]string{{"bash .ci/install-tools", "make lint"}, {".ci/install-tools\nmake lint"}} {
+		if err := installsBeforeLint(scripts); err != nil {
+			t.Errorf("installsBeforeLint(%q) = %v", scripts, err)
+		}
+	}
+	drifts := []struct {
 		scripts []string
 		wantErr string
 	}{
-		{name: "the script, then lint", scripts: []string{"bash .ci/install-tools", "make lint"}},
-		{name: "run directly", scripts: []string{".ci/install-tools\nmake lint"}},
-		{name: "no install", scripts: []string{"make lint"}, wantErr: "does not run " + installTools},
-		{name: "only checked", scripts: []string{"bash .ci/install-tools --check", "make lint"}, wantErr: "does not run " + installTools},
-		{name: "after lint", scripts: []string{"make lint", "bash .ci/install-tools"}, wantErr: "does not run " + installTools},
-		{name: "apt beside", scripts: []string{"apt-get install -y black", "bash .ci/install-tools", "make lint"}, wantErr: "installs black itself"},
-		{name: "pip beside", scripts: []string{"bash .ci/install-tools && pip install 'black==24.1.0'", "make lint"}, wantErr: "installs black"},
-		{name: "shellcheck by apt", scripts: []string{"sudo apt-get install shellcheck", "bash .ci/install-tools", "make lint"}, wantErr: "installs shellcheck itself"},
+		{[]string{"make lint"}, "does not run " + installTools},
+		{[]string{"bash .ci/install-tools --check", "make lint"}, "does not run " + installTools},
+		{[]string{"make lint", "bash .ci/install-tools"}, "does not run " + installTools},
+		{[]string{"apt-get install -y black", "bash .ci/install-tools", "make lint"}, "installs black itself"},
+		{[]string{"bash .ci/install-tools && pip install 'black==24.1.0'", "make lint"}, "installs black"},
+		{[]string{"sudo apt-get install shellcheck", "bash .ci/install-tools", "make lint"}, "installs shellcheck itself"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := installsBeforeLint(tc.scripts)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("installsBeforeLint(%q) = %v", tc.scripts, err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("installsBeforeLint(%q) = %v, want an error containing %q", tc.scripts, err, tc.wantErr)
-			}
-		})
+	for _, d := range drifts {
+		if err := installsBeforeLint(d.scripts); err == nil || !strings.Contains(err.Error(), d.wantErr) {
+			t.Errorf("installsBeforeLint(%q) = %v, want an error containing %q", d.scripts, err, d.wantErr)
+		}
 	}
 }
 
