@@ -105,6 +105,9 @@ func ThinDownlink(up int) int {
 var (
 	mu     sync.RWMutex
 	faults = []Condition{LossData, LossRequests, Omit, UplinkSpread, PayloadSize, ThinUplink}
+	// builtins is how many conditions the list above holds: Unregister
+	// removes only conditions Register added after them.
+	builtins = len(faults)
 )
 
 // Register adds a condition after the others; its name must be new and
@@ -122,13 +125,13 @@ func Register(c Condition) error {
 	return nil
 }
 
-// Unregister removes a condition Register added (tests undo what they add).
+// Unregister removes a condition Register added (tests undo what they add);
+// the package's own conditions stay.
 func Unregister(name string) {
 	mu.Lock()
 	defer mu.Unlock()
-	faults = slices.DeleteFunc(faults, func(c Condition) bool {
-		return c.Name == name && !slices.Contains([]string{LossData.Name, LossRequests.Name, Omit.Name, UplinkSpread.Name, PayloadSize.Name, ThinUplink.Name}, name)
-	})
+	added := slices.DeleteFunc(faults[builtins:], func(c Condition) bool { return c.Name == name })
+	faults = faults[:builtins+len(added)]
 }
 
 // Conditions returns every condition: a share per adversarial role (package
