@@ -63,6 +63,16 @@ Feature: a feature with a typo
     Then the PTC votes payload present in every warm slot
 `
 
+// impossibleFeature selects a devnet the run spec refuses: a whole payload
+// is one message, so the builder cannot omit a part of it.
+const impossibleFeature = `@embedded
+Feature: a devnet the run spec refuses
+  Scenario: omit on whole payloads
+    Given a whole devnet under stress "omit=1"
+    When the devnet has revealed 3 warm payloads
+    Then the PTC votes payload present in every warm slot
+`
+
 // The suite must fail, with its cause and before any devnet opens, on every
 // input that would make it check nothing; these cases run the real entry
 // points: `make e2e`'s TestFeatures and the godog CLI's runner.
@@ -75,6 +85,10 @@ func TestEntryPointsFailClosed(t *testing.T) {
 	}
 	feature := filepath.Join(t.TempDir(), "typo.feature")
 	if err := os.WriteFile(feature, []byte(typoFeature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	impossible := filepath.Join(t.TempDir(), "impossible.feature")
+	if err := os.WriteFile(impossible, []byte(impossibleFeature), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	goTest := func(extra ...string) []string {
@@ -96,6 +110,8 @@ func TestEntryPointsFailClosed(t *testing.T) {
 			want: "read endpoints"},
 		{name: "go test: undefined step", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded", feature),
 			want: `undefined steps (steps/SYNTAX.md lists the sentences)`},
+		{name: "go test: a devnet the run spec refuses", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded", impossible),
+			want: `Given a whole devnet under stress "omit=1": invalid embedded config: stress: omit=1 in mode whole, whose payload is one message`},
 		{name: "go test: misspelled budget", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_BUDGET_COMPLETON_P50=1s"}, args: goTest(),
 			want: "SEGDIFF_BUDGET_COMPLETON_P50 is not a budget"},
 		{name: "go test: malformed tag filter", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded &&"),

@@ -198,11 +198,10 @@ func WriteSummaryTable(w io.Writer, sums []Summary) error {
 // connection and timer runs on the bubble's virtual clock, so the result
 // depends on the simulated links and latencies, not on how fast the machine
 // is. Progress lines go to progress (nil: none). The error is returned after
-// the bubble has exited; t is only used to create the bubble.
+// the bubble has exited; t is only used to create the bubble. cfg must have
+// passed Validate: the caller checks it once, before anything starts
+// (segdiff sim checks every run of its flags before the first).
 func Simulate(t *testing.T, cfg Config, progress io.Writer) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	if progress == nil {
 		progress = io.Discard
 	}

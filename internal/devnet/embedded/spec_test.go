@@ -93,9 +93,11 @@ func TestSetAndGet(t *testing.T) {
 }
 
 // The suite's devnet configuration becomes one validated run spec, its
-// stress values exactly as written (2097152 bytes, not 2.097152e+06).
+// typed stress applied as parsed: payload-size sets the spec's field, the
+// other conditions its stress.
 func TestSpecOf(t *testing.T) {
-	spec, err := embedded.SpecOf(devnet.Config{Mode: devnet.ModeSegmented, Seed: 9, Stress: "payload-size=2097152,omit=4,withholder=0.25"})
+	spec, err := embedded.SpecOf(devnet.Config{Mode: devnet.ModeSegmented, Seed: 9,
+		Stress: stress.Set{"payload-size": 2097152, "omit": 4, "withholder": 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +109,9 @@ func TestSpecOf(t *testing.T) {
 		cfg  devnet.Config
 		want string
 	}{
-		{devnet.Config{Stress: "withholders"}, "is not condition=value"},
+		{devnet.Config{Stress: stress.Set{"withholders": 0.5}}, `"withholders" is not a key of the run spec; did you mean withholder?`},
 		{devnet.Config{Preset: "bogus"}, `unknown embedded preset "bogus"`},
-		{devnet.Config{Mode: "whole", Stress: "omit=1"}, "whose payload is one message"},
+		{devnet.Config{Mode: "whole", Stress: stress.Set{"omit": 1}}, "whose payload is one message"},
 		{devnet.Config{Nodes: 2}, "nodes: 2, want 3.."},
 	} {
 		if _, err := embedded.SpecOf(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -121,7 +123,7 @@ func TestSpecOf(t *testing.T) {
 // A spec file round-trips, and a typo'd key in it is named.
 func TestSpecFile(t *testing.T) {
 	dir := t.TempDir()
-	want, _ := embedded.SpecOf(devnet.Config{Mode: "tier3", Stress: "loss-data=5%"})
+	want, _ := embedded.SpecOf(devnet.Config{Mode: "tier3", Stress: stress.Set{"loss-data": 0.05}})
 	path := filepath.Join(dir, "spec.json")
 	if err := embedded.WriteSpec(path, want); err != nil {
 		t.Fatal(err)
