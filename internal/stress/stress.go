@@ -5,8 +5,11 @@
 // is a set of conditions with values, written "withholder=50%, loss-data=5%"
 // in features and as a mapping in sweep grids; the embedded devnet's run
 // spec carries it, the CLI offers a flag per condition, and a sweep grid's
-// stress axis names them. A new condition is one Register call; a new role
-// brings its own condition.
+// stress axis names them. A new role brings its own condition, which the
+// embedded devnet applies by placing the role. A new fault condition is one
+// Register call plus its effect in the embedded devnet (conditionEffects in
+// internal/devnet/embedded/simulate.go): until it has one, every run spec
+// holding it fails validation, naming it, rather than running without it.
 package stress
 
 import (

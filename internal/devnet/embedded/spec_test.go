@@ -140,3 +140,33 @@ func TestSpecFile(t *testing.T) {
 		t.Errorf("ReadSpec of a typo = %v", err)
 	}
 }
+
+// Every stress condition is one the simulation applies: a role's share
+// (placed by the seed) or a fault with an effect. A condition registered in
+// package stress without one is refused by Validate, naming it, instead of
+// running as if it were absent.
+func TestEveryStressConditionIsApplied(t *testing.T) {
+	values := map[stress.Kind]string{stress.Share: "10%", stress.Probability: "5%", stress.Spread: "20%",
+		stress.Count: "1", stress.Bytes: "131072", stress.Mbps: "20"}
+	for _, cond := range stress.Conditions() {
+		c := embedded.DefaultConfig()
+		if err := c.Set(cond.Name, values[cond.Kind]); err != nil {
+			t.Fatalf("%s: %v", cond.Name, err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s=%s: %v", cond.Name, values[cond.Kind], err)
+		}
+	}
+	jitter := stress.Condition{Name: "jitter", Doc: "extra latency jitter (0..0.9)", Kind: stress.Spread}
+	if err := stress.Register(jitter); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stress.Unregister(jitter.Name) })
+	c := embedded.DefaultConfig()
+	if err := c.Set(jitter.Name, "20%"); err != nil {
+		t.Fatalf("a registered condition is a key of the run spec: %v", err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "jitter: package stress registers this condition, but the embedded devnet does not apply it") {
+		t.Errorf("Validate of a condition without an effect = %v", err)
+	}
+}
