@@ -105,6 +105,18 @@ func runSelf(t *testing.T, env []string, args ...string) (int, string) {
 	return code, string(out)
 }
 
+// entryPointTest skips a test that runs this binary as the suite's entry
+// points: under -short (make test's quick runs), and inside such a run.
+func entryPointTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the suite's entry points as subprocesses")
+	}
+	if os.Getenv(cliEnv) != "" || os.Getenv("SEGDIFF_E2E") != "" {
+		t.Skip("inside a subprocess of this test")
+	}
+}
+
 const typoFeature = `@embedded
 Feature: a feature with a typo
   Scenario: undefined given
@@ -127,19 +139,13 @@ Feature: a devnet the run spec refuses
 // input that would make it check nothing; these cases run the real entry
 // points: `make e2e`'s TestFeatures and the godog CLI's runner.
 func TestEntryPointsFailClosed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the suite's entry points as subprocesses")
-	}
-	if os.Getenv(cliEnv) != "" || os.Getenv("SEGDIFF_E2E") != "" {
-		t.Skip("inside a subprocess of this test")
-	}
-	feature := filepath.Join(t.TempDir(), "typo.feature")
-	if err := os.WriteFile(feature, []byte(typoFeature), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	impossible := filepath.Join(t.TempDir(), "impossible.feature")
-	if err := os.WriteFile(impossible, []byte(impossibleFeature), 0o644); err != nil {
-		t.Fatal(err)
+	entryPointTest(t)
+	dir := t.TempDir()
+	feature, impossible := filepath.Join(dir, "typo.feature"), filepath.Join(dir, "impossible.feature")
+	for path, body := range map[string]string{feature: typoFeature, impossible: impossibleFeature} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	goTest := func(extra ...string) []string {
 		return append([]string{"-test.run=^TestFeatures$", "-test.count=1"}, extra...)
@@ -243,12 +249,7 @@ Feature: an outcome without a devnet
 // CLI's runner after every scenario, before godog's summary, which counts
 // the skipped scenario as passed.
 func TestEntryPointsEndWithTallyAndReportPath(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the suite's entry points as subprocesses")
-	}
-	if os.Getenv(cliEnv) != "" || os.Getenv("SEGDIFF_E2E") != "" {
-		t.Skip("inside a subprocess of this test")
-	}
+	entryPointTest(t)
 	feature := filepath.Join(t.TempDir(), "outcome.feature")
 	if err := os.WriteFile(feature, []byte(outcomeFeature), 0o644); err != nil {
 		t.Fatal(err)
