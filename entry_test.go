@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +20,11 @@ import (
 
 	"github.com/segdiff/segdiff/steps"
 )
+
+// This file is the suite's two entry points as the test binary runs them —
+// go test's TestFeatures (make e2e) and the runner the godog CLI generates —
+// with what the binary needs around them (TestMain, its one signal
+// listener) and the tests that run the binary itself as each entry point.
 
 // cliEnv makes this test binary behave as the runner the godog CLI
 // generates from this package (`godog run ...`): the same TestSuite with
@@ -32,6 +39,49 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	printOutcome(os.Stdout) // the report path is the last line make e2e prints
 	os.Exit(code)
+}
+
+// interrupts owns SIGINT and SIGTERM for the test binary's whole life. A
+// test running something that must stop cleanly (the suite's devnets, the
+// broken-network check's child suite) claims them; between such tests a
+// signal ends the binary at once with 130, so that no later test starts
+// after a Ctrl-C. Go keeps a signal ignored when the parent ignored it (a
+// background job of a non-interactive shell), so listening is also what
+// makes such a run honour Ctrl-C at all.
+var interrupts struct {
+	mu      sync.Mutex
+	handler func(os.Signal)
+}
+
+// listenForInterrupts starts the binary's one signal listener.
+func listenForInterrupts() {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range ch {
+			interrupts.mu.Lock()
+			h := interrupts.handler
+			interrupts.mu.Unlock()
+			if h == nil {
+				fmt.Fprintf(os.Stderr, "segdiff: %v: interrupted between tests; exit 130\n", sig)
+				os.Exit(130)
+			}
+			h(sig)
+		}
+	}()
+}
+
+// claimInterrupts routes signals to h (which must return at once) until
+// release is called.
+func claimInterrupts(h func(os.Signal)) (release func()) {
+	interrupts.mu.Lock()
+	interrupts.handler = h
+	interrupts.mu.Unlock()
+	return func() {
+		interrupts.mu.Lock()
+		interrupts.handler = nil
+		interrupts.mu.Unlock()
+	}
 }
 
 // runSelf runs this test binary with args and env and returns its exit
@@ -55,6 +105,18 @@ func runSelf(t *testing.T, env []string, args ...string) (int, string) {
 	return code, string(out)
 }
 
+// entryPointTest skips a test that runs this binary as the suite's entry
+// points: under -short (make test's quick runs), and inside such a run.
+func entryPointTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the suite's entry points as subprocesses")
+	}
+	if os.Getenv(cliEnv) != "" || os.Getenv("SEGDIFF_E2E") != "" {
+		t.Skip("inside a subprocess of this test")
+	}
+}
+
 const typoFeature = `@embedded
 Feature: a feature with a typo
   Scenario: undefined given
@@ -63,19 +125,27 @@ Feature: a feature with a typo
     Then the PTC votes payload present in every warm slot
 `
 
+// impossibleFeature selects a devnet the run spec refuses: a whole payload
+// is one message, so the builder cannot omit a part of it.
+const impossibleFeature = `@embedded
+Feature: a devnet the run spec refuses
+  Scenario: omit on whole payloads
+    Given a whole devnet under stress "omit=1"
+    When the devnet has revealed 3 warm payloads
+    Then the PTC votes payload present in every warm slot
+`
+
 // The suite must fail, with its cause and before any devnet opens, on every
 // input that would make it check nothing; these cases run the real entry
 // points: `make e2e`'s TestFeatures and the godog CLI's runner.
 func TestEntryPointsFailClosed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the suite's entry points as subprocesses")
-	}
-	if os.Getenv(cliEnv) != "" || os.Getenv("SEGDIFF_E2E") != "" {
-		t.Skip("inside a subprocess of this test")
-	}
-	feature := filepath.Join(t.TempDir(), "typo.feature")
-	if err := os.WriteFile(feature, []byte(typoFeature), 0o644); err != nil {
-		t.Fatal(err)
+	entryPointTest(t)
+	dir := t.TempDir()
+	feature, impossible := filepath.Join(dir, "typo.feature"), filepath.Join(dir, "impossible.feature")
+	for path, body := range map[string]string{feature: typoFeature, impossible: impossibleFeature} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	goTest := func(extra ...string) []string {
 		return append([]string{"-test.run=^TestFeatures$", "-test.count=1"}, extra...)
@@ -96,6 +166,8 @@ func TestEntryPointsFailClosed(t *testing.T) {
 			want: "read endpoints"},
 		{name: "go test: undefined step", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded", feature),
 			want: `undefined steps (steps/SYNTAX.md lists the sentences)`},
+		{name: "go test: a devnet the run spec refuses", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded", impossible),
+			want: `Given a whole devnet under stress "omit=1": invalid embedded config: stress: omit=1 in mode whole, whose payload is one message`},
 		{name: "go test: misspelled budget", env: []string{"SEGDIFF_E2E=1", "SEGDIFF_BUDGET_COMPLETON_P50=1s"}, args: goTest(),
 			want: "SEGDIFF_BUDGET_COMPLETON_P50 is not a budget"},
 		{name: "go test: malformed tag filter", env: []string{"SEGDIFF_E2E=1"}, args: goTest("-godog.tags=@embedded &&"),
@@ -156,6 +228,82 @@ func TestEntryPointsFailClosed(t *testing.T) {
 			t.Logf("exit %d after %v", code, time.Since(start).Round(time.Millisecond))
 		})
 	}
+}
+
+// outcomeFeature needs no devnet: one scenario fails before any devnet is
+// asked for, the other is skipped on the embedded backend.
+const outcomeFeature = `@outcome
+Feature: an outcome without a devnet
+  Scenario: a check before any devnet
+    When the devnet has revealed 3 warm payloads
+
+  @kurtosis
+  Scenario: a Kurtosis check
+    Given a segmented devnet
+    When the devnet has revealed 3 warm payloads
+`
+
+// Both entry points end with the suite's own tally (a skip with its
+// reason, not a pass) and then the report's path: under make e2e's go test
+// run as the very last line, below go test's own lines; under the godog
+// CLI's runner after every scenario, before godog's summary, which counts
+// the skipped scenario as passed.
+func TestEntryPointsEndWithTallyAndReportPath(t *testing.T) {
+	entryPointTest(t)
+	feature := filepath.Join(t.TempDir(), "outcome.feature")
+	if err := os.WriteFile(feature, []byte(outcomeFeature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		env      []string
+		args     []string
+		pathLast bool // the report path is the output's last line
+	}{
+		{name: "make e2e (go test)", env: []string{"SEGDIFF_E2E=1"},
+			args: []string{"-test.run=^TestFeatures$", "-test.v", "-test.count=1", "-godog.tags=@outcome", feature}, pathLast: true},
+		{name: "godog CLI", env: []string{cliEnv + "=1"}, args: []string{feature}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reports := t.TempDir()
+			code, out := runSelf(t, append(tc.env, "SEGDIFF_REPORTS_DIR="+reports), tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0 with a failed scenario:\n%s", out)
+			}
+			if strings.Contains(out, "opened embedded devnet") {
+				t.Fatalf("a devnet was opened:\n%s", out)
+			}
+			m := regexp.MustCompile(`(?m)^report: (\S+)$`).FindAllStringSubmatchIndex(out, -1)
+			if len(m) != 1 {
+				t.Fatalf("want one report line, found %d:\n%s", len(m), out)
+			}
+			path, at := out[m[0][2]:m[0][3]], m[0][0]
+			if _, err := os.Stat(path); err != nil || !strings.HasPrefix(path, reports) {
+				t.Errorf("report line names %s (%v), want a summary.md under %s", path, err, reports)
+			}
+			start := strings.LastIndex(out[:at], "FAILED   a check before any devnet")
+			if start < 0 {
+				t.Fatalf("no tally before the report line:\n%s", out)
+			}
+			for _, want := range []string{"no devnet selected", "SKIPPED  a Kurtosis check", "not tagged @embedded",
+				"scenarios: 0 passed, 1 failed, 1 skipped"} {
+				if !strings.Contains(out[start:at], want) {
+					t.Errorf("the tally before the report line lacks %q:\n%s", want, out)
+				}
+			}
+			if tc.pathLast && strings.TrimRight(out[at:], "\n") != "report: "+path {
+				t.Errorf("the report line is not the last line:\n%s", out)
+			}
+			t.Logf("ends with:\n%s", tail(out, 8))
+		})
+	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // TestBrokenNetworkFailsTheSuite runs the @broken scenarios of

@@ -3,7 +3,6 @@ package diffusion
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -237,6 +236,3 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return "diffusion option " + e.Option + ": " + e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
-
-// Registered reports whether m has a policy.
-func Registered(m mode.Mode) bool { return slices.Contains(Modes(), m) }

@@ -2,9 +2,11 @@ Feature: Bytes received per node
   Each node's bytes received for a slot's payload (message data of every copy,
   duplicates included, plus IHAVE/IWANT/IDONTWANT control bytes naming its
   messages) divided by the payload's compressed size is the number of payload
-  copies it received. Whole-payload gossip cost a median 4.4 copies in the
-  published 500-node study; 32 KiB segments with the prototype's push-width
-  and pull discipline cost 1.4.
+  copies it received. The published 500-node study counted copies its own
+  way (message data of every copy a node received, duplicates included:
+  internal/devnet/embedded/README.md, "Accounting"): whole-payload gossip
+  cost a median 4.4 copies by that count, and 32 KiB segments with the
+  prototype's push-width and pull discipline 1.4.
 
   Copies here are counted over the slot: a node's counter holds every byte
   of the slot, late duplicates and announcements after the last node

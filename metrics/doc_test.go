@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/metrics"
 )
 
@@ -128,9 +129,13 @@ func TestDocumentExamplesParse(t *testing.T) {
 	}
 	require.NoError(t, snap.Require(12, perSlot...))
 	s := snap.Slot(12)
-	copies, ok := s.Copies(s.CompressedSize)
-	require.True(t, ok)
-	assert.InDelta(t, 1.41, copies, 0.005)
+	// The examples' copies as the suite reads them: the one snapshot holds
+	// the builder's compressed size and the node's bytes.
+	net := assertions.Network{Nodes: []assertions.Node{{ID: "builder", Builder: true, Slots: snap.Slots}, {ID: "node", Slots: snap.Slots}}}
+	copies, err := assertions.Copies(net, []uint64{12}, assertions.CopiesOverSlot)
+	require.NoError(t, err)
+	require.Len(t, copies, 1)
+	assert.InDelta(t, 1.41, copies[0].Value, 0.005)
 	assert.EqualValues(t, s.SegmentCount, s.Segments)
 	assert.True(t, slices.Equal(snap.SlotNumbers(), []uint64{12}))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/metrics"
 )
 
@@ -171,12 +172,20 @@ func TestRecorderRoundTrip(t *testing.T) {
 	c, ok := s.CompletionFrom(s.Reveal)
 	assert.True(t, ok)
 	assert.Equal(t, 733*time.Millisecond, c)
-	copies, ok := s.Copies(s.CompressedSize)
-	assert.True(t, ok)
-	assert.InDelta(t, float64(34*23_312+1_234)/746_000, copies, 1e-12)
-	byCompletion, ok := s.CopiesByNetworkCompletion(s.CompressedSize)
-	assert.True(t, ok)
-	assert.InDelta(t, float64(33*23_312+1_234)/746_000, byCompletion, 1e-12)
+	// Copies by each definition, as the suite reads them (package
+	// assertions holds the one definition): this one node's snapshot
+	// stands for the builder, which reports the compressed size, and for
+	// a receiver, whose bytes are counted.
+	net := assertions.Network{Nodes: []assertions.Node{{ID: "builder", Builder: true, Slots: snap.Slots}, {ID: "node-1", Slots: snap.Slots}}}
+	for def, want := range map[assertions.CopiesDefinition]float64{
+		assertions.CopiesOverSlot:            float64(34*23_312+1_234) / 746_000,
+		assertions.CopiesByNetworkCompletion: float64(33*23_312+1_234) / 746_000,
+	} {
+		copies, err := assertions.Copies(net, []uint64{6}, def)
+		require.NoError(t, err, def.String())
+		require.Len(t, copies, 1, def.String())
+		assert.InDelta(t, want, copies[0].Value, 1e-12, def.String())
+	}
 	for _, def := range metrics.Definitions {
 		if def.PerSlot() {
 			assert.True(t, s.Has(def.Name), def.Name)

@@ -184,26 +184,6 @@ func (s *Slot) CompletionFrom(reveal time.Time) (time.Duration, bool) {
 // ReceivedBytes returns data + control bytes.
 func (s *Slot) ReceivedBytes() uint64 { return s.DataBytes + s.ControlBytes }
 
-// Copies returns (data + control bytes) ÷ compressedSize over the whole
-// slot, the payload copies this node received, late duplicates included;
-// false when either byte series is absent or compressedSize is 0.
-func (s *Slot) Copies(compressedSize uint64) (float64, bool) {
-	if !s.Has(NameReceivedBytes) || compressedSize == 0 {
-		return 0, false
-	}
-	return float64(s.ReceivedBytes()) / float64(compressedSize), true
-}
-
-// CopiesByNetworkCompletion is Copies as the bytes stood when the last
-// honest node completed the slot; false when that series is absent (a
-// client's node, or a slot some honest node never completed).
-func (s *Slot) CopiesByNetworkCompletion(compressedSize uint64) (float64, bool) {
-	if !s.Has(NameNetworkCompletionBytes) || compressedSize == 0 {
-		return 0, false
-	}
-	return float64(s.DataBytesByNetworkCompletion+s.ControlBytesByNetworkCompletion) / float64(compressedSize), true
-}
-
 // Has reports whether the non-slot contract series name (info, the counters,
 // the histogram) was present. For per-slot names use Slot.Has.
 func (s *Snapshot) Has(name string) bool { return s.present[name] }

@@ -29,13 +29,15 @@ var Budgets = map[string]Budget{
 	"COMPLETION_P99":          {assertions.UnitSeconds, "99th percentile (nearest rank) of completion from the reveal over nodes x warm slots (duration)"},
 	"COMPLETION_SHARE":        {assertions.UnitShare, "minimum share of completions within COMPLETION_SHARE_WITHIN (percent, e.g. 95%)"},
 	"COMPLETION_SHARE_WITHIN": {assertions.UnitSeconds, "the completion time that share refers to (duration)"},
-	"COPIES_P50":              {assertions.UnitCopies, "median payload copies received per node and warm slot (number)"},
-	"COPIES_MAX":              {assertions.UnitCopies, "maximum payload copies any node receives in any warm slot (number)"},
-	"INSTALL_MAX":             {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (on Kurtosis: per client; duration)"},
-	"EL_IMPORT_MAX":           {assertions.UnitSeconds, "time after the reveal by which every EL must hold each warm payload's block (duration)"},
-	"PAYLOAD_FILL":            {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
-	"PAYLOAD_BYTES":           {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
-	"SPEEDUP":                 {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
+	// The copies budgets bound copies as their checks count them, and say
+	// which definition that is (assertions.CopiesOverSlot).
+	"COPIES_P50":    {assertions.UnitCopies, assertions.CheckCopiesP50.Name + ", late duplicates included (number)"},
+	"COPIES_MAX":    {assertions.UnitCopies, "maximum " + assertions.CheckCopiesMax.Name + ", late duplicates included (number)"},
+	"INSTALL_MAX":   {assertions.UnitSeconds, "maximum block-install delay of any node in any warm slot (on Kurtosis: per client; duration)"},
+	"EL_IMPORT_MAX": {assertions.UnitSeconds, "time after the reveal by which every EL must hold each warm payload's block (duration)"},
+	"PAYLOAD_FILL":  {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
+	"PAYLOAD_BYTES": {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
+	"SPEEDUP":       {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
 }
 
 // budgetKeys returns the keys of Budgets, sorted.

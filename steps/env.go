@@ -230,7 +230,7 @@ func parsePreset(c *Config, v string) error {
 	}
 	// An unknown backend is DEVNET's problem, reported on its own.
 	if devnet.Known(backend) == nil {
-		if err := devnet.CheckPreset(backend, v); err != nil {
+		if err := devnet.CheckConfig(backend, devnet.Config{Preset: v}); err != nil {
 			return err
 		}
 	}

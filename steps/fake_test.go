@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	stresspkg "github.com/segdiff/segdiff/internal/stress"
-
 	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/metrics/metricstest"
@@ -53,10 +51,7 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	// A stress configuration acts as far as a fake can: payload-size sets
 	// the reported raw size, and omit leaves every receiver stranded unless
 	// the mode's parity spares the omitted parts.
-	stress, err := stresspkg.Parse(cfg.Stress)
-	if err != nil {
-		return nil, err
-	}
+	stress := cfg.Stress
 	info, _ := mode.Lookup(mode.Mode(cfg.Mode))
 	stranded := stress["omit"] > 0 && !info.Coded
 	net.RawSize = func(slot uint64) int {
@@ -69,6 +64,7 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 		return 1 << 20
 	}
 	net.Incomplete = func(id string) bool { return stranded || cfg.Preset == "fake-missing" && id == "n03" }
+	var err error
 	if f.served, err = net.Serve(); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package steps
 
 import (
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/segdiff/segdiff/metrics"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 func TestParseBudget(t *testing.T) {
@@ -126,11 +129,16 @@ func TestConfigsOf(t *testing.T) {
 		{text: `a whole devnet with preset "study-500"`, want: []devnet.Config{{Mode: devnet.ModeWhole, Preset: "study-500", Seed: 9}}},
 		{text: `identical whole and segmented devnets with preset "ci"`, want: []devnet.Config{
 			{Mode: devnet.ModeWhole, Preset: "ci", Seed: 9}, {Mode: devnet.ModeSegmented, Preset: "ci", Seed: 9}}},
+		{text: `a tier2 devnet under stress "withholder=50%, loss-data=5%"`, want: []devnet.Config{
+			{Mode: "tier2", Preset: "ci", Seed: 9, Stress: stress.Set{"withholder": 0.5, "loss-data": 0.05}}}},
 		{text: "the devnet has revealed 3 warm payloads", want: nil},
 	}
 	for _, tc := range tests {
-		if got := s.configsOf(tc.text); !slices.Equal(got, tc.want) {
-			t.Errorf("configsOf(%q) = %v, want %v", tc.text, got, tc.want)
+		if got, err := s.configsOf(tc.text); err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("configsOf(%q) = %v, %v; want %v", tc.text, got, err, tc.want)
 		}
+	}
+	if _, err := s.configsOf(`a tier2 devnet under stress "withholders=50%"`); err == nil || !strings.Contains(err.Error(), "did you mean withholder") {
+		t.Errorf("a misspelled stress condition: %v", err)
 	}
 }

@@ -214,7 +214,8 @@ func godogSpelling(filter string) string {
 //     at least one of them (a @kurtosis filter on the embedded backend
 //     would skip them all);
 //   - every step of the runnable scenarios has a definition, and every
-//     preset they name is one the backend knows;
+//     devnet they select is one the backend would open (its preset, its
+//     stress, the network: devnet.CheckConfig, once per devnet);
 //   - the backend's own preflight (a Kurtosis run needs its endpoints).
 //
 // It returns the plan so that the caller can prefetch its devnets.
@@ -272,12 +273,18 @@ func (s *Suite) Preflight(ctx context.Context, opts godog.Options) (Plan, error)
 	if len(undefined) > 0 {
 		return plan, fmt.Errorf("%d undefined steps (steps/SYNTAX.md lists the sentences): %s", len(undefined), strings.Join(undefined, "; "))
 	}
+	checked := map[string]bool{}
 	for _, sc := range runnable {
 		for _, st := range sc.Steps {
-			for _, cfg := range s.configsOf(st.Text) {
-				if err := devnet.CheckPreset(s.cfg.Backend, cfg.Preset); err != nil {
-					return plan, fmt.Errorf("%s: %q: %s %s: %w", sc.Feature, sc.Name, st.Keyword, st.Text, err)
+			cfgs, err := s.configsOf(st.Text)
+			for _, cfg := range cfgs {
+				if err == nil && !checked[cfg.String()] {
+					checked[cfg.String()] = true
+					err = devnet.CheckConfig(s.cfg.Backend, cfg)
 				}
+			}
+			if err != nil {
+				return plan, fmt.Errorf("%s: %q: %s %s: %w", sc.Feature, sc.Name, st.Keyword, st.Text, err)
 			}
 		}
 	}
@@ -342,7 +349,11 @@ func (s *Suite) BudgetRows(plan Plan) ([]BudgetRow, error) {
 		var cfgs []devnet.Config
 		for _, st := range sc.Steps {
 			if st.Keyword == "Given" {
-				cfgs = append(cfgs, s.configsOf(st.Text)...)
+				c, err := s.configsOf(st.Text)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %q: %s %s: %w", sc.Feature, sc.Name, st.Keyword, st.Text, err)
+				}
+				cfgs = append(cfgs, c...)
 			}
 		}
 		if len(cfgs) != 1 {

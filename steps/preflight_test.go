@@ -28,9 +28,9 @@ const presetsBackend = "fake-presets"
 
 func init() {
 	devnet.Register(noEnclaveBackend, openFake, devnet.WithPreflight(func(context.Context) error { return errNoEnclave }))
-	devnet.Register(presetsBackend, openFake, devnet.WithPresetCheck(func(name string) error {
-		if name != "fake" {
-			return fmt.Errorf("unknown fake preset %q", name)
+	devnet.Register(presetsBackend, openFake, devnet.WithConfigCheck(func(cfg devnet.Config) error {
+		if cfg.Preset != "fake" {
+			return fmt.Errorf("unknown fake preset %q", cfg.Preset)
 		}
 		return nil
 	}))

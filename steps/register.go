@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	stresspkg "github.com/segdiff/segdiff/internal/stress"
-
 	"github.com/cucumber/godog"
 
 	"github.com/segdiff/segdiff/assertions"
@@ -101,33 +99,26 @@ func (s *Suite) aDevnet(ctx context.Context, mode string) error {
 }
 
 func (s *Suite) aDevnetWithPreset(ctx context.Context, mode, preset string) error {
-	st, err := state(ctx)
-	if err != nil {
-		return err
-	}
-	cfg, err := st.config(mode, preset)
-	if err != nil {
-		return err
-	}
-	return st.use(cfg)
+	return s.selectDevnet(ctx, mode, preset, "")
 }
 
 // aStressedDevnet selects a devnet under a stress (package stress:
 // "withholder=50%, loss-data=5%").
 func (s *Suite) aStressedDevnet(ctx context.Context, mode, stress string) error {
+	return s.selectDevnet(ctx, mode, s.cfg.Preset, stress)
+}
+
+// selectDevnet adds the devnet a sentence selects (devnetConfig) to the
+// scenario, opening it if no scenario has.
+func (s *Suite) selectDevnet(ctx context.Context, mode, preset, stress string) error {
 	st, err := state(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := st.config(mode, s.cfg.Preset)
+	cfg, err := s.devnetConfig(mode, preset, stress)
 	if err != nil {
 		return err
 	}
-	set, err := stresspkg.Parse(stress)
-	if err != nil {
-		return err
-	}
-	cfg.Stress = set.String()
 	return st.use(cfg)
 }
 

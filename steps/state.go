@@ -54,15 +54,6 @@ func (st *scenario) use(cfg devnet.Config) error {
 	return nil
 }
 
-// config is the devnet.Config for mode and preset with the suite's seed.
-func (st *scenario) config(mode, preset string) (devnet.Config, error) {
-	m, err := devnet.ParseMode(mode)
-	if err != nil {
-		return devnet.Config{}, err
-	}
-	return devnet.Config{Mode: m, Preset: preset, Seed: st.suite.cfg.Seed}, nil
-}
-
 // only returns the scenario's single devnet.
 func (st *scenario) only() (*observation, error) {
 	if len(st.obs) != 1 {

@@ -119,6 +119,9 @@ type Suite struct {
 	defsOnce sync.Once
 	defs     []compiled // definitions, compiled for the undefined-step check
 
+	selectedMu sync.Mutex
+	selected   map[selection]selected // what each devnet sentence selects, resolved once
+
 	mu          sync.Mutex
 	devnets     map[string]*opening // by devnet.Config.String(); failures are kept, not retried
 	run         report.Run
@@ -351,7 +354,8 @@ func (s *Suite) Prefetch(plan Plan) {
 	var cfgs []devnet.Config
 	for _, p := range plan.Runnable() {
 		for _, st := range p.Steps {
-			for _, cfg := range s.configsOf(st.Text) {
+			cfgs, _ := s.configsOf(st.Text) // Preflight has reported a bad one
+			for _, cfg := range cfgs {
 				if !seen[cfg.String()] {
 					seen[cfg.String()] = true
 					cfgs = append(cfgs, cfg)
@@ -375,18 +379,15 @@ func (s *Suite) Prefetch(plan Plan) {
 	}()
 }
 
-// configsOf returns the devnet configs a Given step text selects.
-func (s *Suite) configsOf(text string) []devnet.Config {
+// configsOf returns the devnet configs a Given step text selects (none for
+// any other text), or why the text selects no valid devnet.
+func (s *Suite) configsOf(text string) ([]devnet.Config, error) {
 	var modes []string
 	preset, stress := s.cfg.Preset, ""
 	if m := reDevnet.FindStringSubmatch(text); m != nil {
 		modes = m[1:2]
 	} else if m := reStressed.FindStringSubmatch(text); m != nil {
-		set, err := stresspkg.Parse(m[2])
-		if err != nil {
-			return nil // the step itself reports it
-		}
-		modes, stress = m[1:2], set.String()
+		modes, stress = m[1:2], m[2]
 	} else if m := reDevnetPreset.FindStringSubmatch(text); m != nil {
 		modes, preset = m[1:2], m[2]
 	} else if m := reIdentical.FindStringSubmatch(text); m != nil {
@@ -394,19 +395,64 @@ func (s *Suite) configsOf(text string) []devnet.Config {
 	}
 	var out []devnet.Config
 	for _, mode := range modes {
-		if m, err := devnet.ParseMode(mode); err == nil {
-			out = append(out, devnet.Config{Mode: m, Preset: preset, Seed: s.cfg.Seed, Stress: stress})
+		cfg, err := s.devnetConfig(mode, preset, stress)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
+// selection is what a devnet sentence names: a mode, a preset and the text
+// of a stress ("" for none).
+type selection struct{ mode, preset, stress string }
+
+// selected is a selection resolved: the devnet, or why there is none.
+type selected struct {
+	cfg devnet.Config
+	err error
+}
+
+// devnetConfig is the devnet a sentence selects: mode and preset, under the
+// stress written stressText (package stress: "withholder=50%, loss-data=5%"),
+// with the suite's seed. The plan (Preflight, Prefetch, BudgetRows) asks
+// it of the sentences before any scenario runs and the steps ask it again
+// when they run; each selection is resolved once and kept, so a sentence's
+// stress is parsed once per run and its typed value is what reaches the
+// backend.
+func (s *Suite) devnetConfig(mode, preset, stressText string) (devnet.Config, error) {
+	key := selection{mode, preset, stressText}
+	s.selectedMu.Lock()
+	defer s.selectedMu.Unlock()
+	if r, ok := s.selected[key]; ok {
+		return r.cfg, r.err
+	}
+	var r selected
+	m, err := devnet.ParseMode(mode)
+	if err != nil {
+		r.err = err
+	} else if set, err := stresspkg.Parse(stressText); err != nil {
+		r.err = err
+	} else {
+		r.cfg = devnet.Config{Mode: m, Preset: preset, Seed: s.cfg.Seed}
+		if len(set) > 0 {
+			r.cfg.Stress = set
 		}
 	}
-	return out
+	if s.selected == nil {
+		s.selected = map[selection]selected{}
+	}
+	s.selected[key] = r
+	return r.cfg, r.err
 }
 
 // describe records what an opened devnet runs, for the report's titles.
 func (s *Suite) describe(key string, cfg devnet.Config, d devnet.Devnet) {
-	info := report.DevnetInfo{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes, Preset: cfg.Preset, Stress: cfg.Stress}
+	info := report.DevnetInfo{Mode: string(cfg.Mode), Seed: cfg.Seed, Nodes: cfg.Nodes, Preset: cfg.Preset, Stress: cfg.Stress.String()}
 	if ds, ok := d.(devnet.Describer); ok {
 		desc := ds.Describe()
-		info = report.DevnetInfo{Mode: string(desc.Mode), Seed: desc.Seed, Nodes: desc.Nodes, Preset: desc.Preset, Stress: cfg.Stress, Roles: desc.Roles}
+		info = report.DevnetInfo{Mode: string(desc.Mode), Seed: desc.Seed, Nodes: desc.Nodes, Preset: desc.Preset, Stress: cfg.Stress.String(), Roles: desc.Roles}
 	} else if nodes, err := d.Nodes(s.ctx); err == nil {
 		info.Nodes = len(nodes)
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/internal/clientpatch"
 	"github.com/segdiff/segdiff/internal/devnet"
@@ -13,13 +15,16 @@ import (
 	"github.com/segdiff/segdiff/internal/repo"
 	"github.com/segdiff/segdiff/internal/stress"
 	"github.com/segdiff/segdiff/internal/sweep"
+	"github.com/segdiff/segdiff/metrics"
 )
 
-// A role and a stress condition are each one registration: the CLI offers a
-// flag for each and the run spec carries them, a sweep grid's stress axis
-// names them, the params checker takes the role in a participant's
-// segdiff.role (and asks for a client flag for it), and the honest filter
-// leaves the role's nodes out.
+// A role is one registration: the CLI offers a flag for its share and the
+// run spec carries it, a sweep grid's stress axis names it, the params
+// checker takes it in a participant's segdiff.role (and asks for a client
+// flag for it), and the honest filter leaves its nodes out. A fault
+// condition is one registration plus its effect in the embedded devnet: the
+// CLI and the grids name it at once, and until it has an effect every run
+// spec holding it is refused, naming it, before anything runs.
 func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 	lazy := role.Role{Name: "lazy", Doc: "forwards, never announces", Forward: true, Answer: true}
 	if err := role.Register(lazy); err != nil {
@@ -42,7 +47,7 @@ func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 				t.Errorf("sim --help lacks %q", want)
 			}
 		}
-		f, err := parseSimFlags([]string{"--lazy", "10%", "--jitter", "0.2"}, &help)
+		f, err := parseSimFlags([]string{"--lazy", "10%"}, &help)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,8 +55,14 @@ func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := cfgs[0].Stress.String(); got != "jitter=0.2,lazy=0.1" {
+		if got := cfgs[0].Stress.String(); got != "lazy=0.1" {
 			t.Errorf("run spec stress %q", got)
+		}
+		if f, err = parseSimFlags([]string{"--lazy", "10%", "--jitter", "0.2"}, &help); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.configs(); err == nil || !strings.Contains(err.Error(), "jitter: package stress registers this condition, but the embedded devnet does not apply it") {
+			t.Errorf("a condition the simulation does not apply: %v", err)
 		}
 		if _, err := parseSimFlags([]string{"--lazy", "70%"}, &help); err == nil || !strings.Contains(err.Error(), "want a share 0..0.5") {
 			t.Errorf("a share above half: %v", err)
@@ -59,7 +70,7 @@ func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 	})
 
 	t.Run("sweep grid", func(t *testing.T) {
-		g, err := sweep.Decode("g.yaml", []byte("fixed: {nodes: 16, degree: 14}\naxes:\n  stress:\n    l: {lazy: 0.25, jitter: 0.1}\n"))
+		g, err := sweep.Decode("g.yaml", []byte("fixed: {nodes: 16, degree: 14}\naxes:\n  stress:\n    l: {lazy: 0.25}\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +78,15 @@ func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Cells[0].Config.Stress.String(); got != "jitter=0.1,lazy=0.25" {
+		if got := p.Cells[0].Config.Stress.String(); got != "lazy=0.25" {
 			t.Errorf("cell stress %q", got)
+		}
+		g, err = sweep.Decode("g.yaml", []byte("fixed: {nodes: 16, degree: 14}\naxes:\n  stress:\n    j: {jitter: 0.1}\n"))
+		if err != nil {
+			t.Fatalf("a registered condition is a grid key: %v", err)
+		}
+		if _, err := sweep.NewPlan(g, sweep.Memory{}); err == nil || !strings.Contains(err.Error(), "embedded devnet does not apply it") {
+			t.Errorf("a grid cell under a condition the simulation does not apply: %v", err)
 		}
 	})
 
@@ -98,11 +116,32 @@ func TestANewRoleAndStressReachEveryConsumer(t *testing.T) {
 	})
 
 	t.Run("honest filter", func(t *testing.T) {
-		if !devnet.Role("lazy").Adversarial() || !devnet.Role("lazy").Known() {
-			t.Error("a node playing the new role would count as an honest receiver")
+		// The suite's record of a network (what every verdict reads) built
+		// from nodes as a devnet lists them: the lazy node is no receiver.
+		slot := &metrics.Slot{Number: 2}
+		snaps := map[string]*metrics.Snapshot{}
+		for _, id := range []string{"node-000", "node-001", "node-002"} {
+			snaps[id] = &metrics.Snapshot{Source: id, Slots: map[uint64]*metrics.Slot{2: slot}}
 		}
-		if devnet.Role("lazi").Known() {
-			t.Error("an unregistered role is known")
+		nodes := []devnet.Node{
+			{ID: "node-000", Roles: []devnet.Role{devnet.RoleBuilder}},
+			{ID: "node-001", Roles: []devnet.Role{devnet.RoleNode}},
+			{ID: "node-002", Roles: []devnet.Role{devnet.RoleNode, "lazy"}},
+		}
+		net, err := assertions.FromSnapshots(nodes, snaps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var receivers []string
+		for _, n := range net.Receivers() {
+			receivers = append(receivers, n.ID)
+		}
+		if !slices.Equal(receivers, []string{"node-001"}) {
+			t.Errorf("receivers %q, want node-001 only: the lazy node-002 would count as an honest receiver", receivers)
+		}
+		nodes[2].Roles[1] = "lazi"
+		if _, err := assertions.FromSnapshots(nodes, snaps); err == nil || !strings.Contains(err.Error(), `holds role "lazi"`) {
+			t.Errorf("a node holding an unregistered role: %v", err)
 		}
 	})
 }

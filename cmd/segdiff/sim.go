@@ -133,7 +133,8 @@ func mustPreset(name string) embedded.Config {
 	return c
 }
 
-// configs expands the flags into one Config per (mode, seed), each valid.
+// configs expands the flags into one Config per (mode, seed), each
+// validated once.
 func (f *simFlags) configs() ([]embedded.Config, error) {
 	base, err := embedded.Preset(f.preset)
 	if err != nil {
@@ -171,7 +172,12 @@ func (f *simFlags) configs() ([]embedded.Config, error) {
 			if err := c.Set("seed", strings.TrimSpace(seed)); err != nil {
 				return nil, fmt.Errorf("--seed %q: %w", seed, err)
 			}
+			// The one check of each run, in this process: the spec file
+			// (the suite's backend, a sweep cell) was read unvalidated.
 			if err := c.Validate(); err != nil {
+				if f.spec != "" {
+					return nil, fmt.Errorf("--spec %s with the flags given: %w", f.spec, flagErrors(err))
+				}
 				return nil, flagErrors(err)
 			}
 			out = append(out, c)

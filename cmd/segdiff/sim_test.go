@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
 func TestSimFlagsConfigs(t *testing.T) {
@@ -159,5 +161,29 @@ func TestSimRejectsNegativeProcs(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "--procs -1") {
 		t.Errorf("stderr %q does not name the flag", stderr.String())
+	}
+}
+
+// A spec file is read as it is and checked once, with the flags applied
+// over it: what the suite's backend and a sweep cell hand the sim.
+func TestSimSpecFileIsValidated(t *testing.T) {
+	spec := embedded.DefaultConfig()
+	spec.Nodes = 2
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := embedded.WriteSpec(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parseSimFlags([]string{"--spec", path}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.configs(); err == nil || !strings.Contains(err.Error(), "--spec "+path) || !strings.Contains(err.Error(), "nodes): 2, want 3..") {
+		t.Errorf("configs() of a spec with 2 nodes: %v", err)
+	}
+	if f, err = parseSimFlags([]string{"--spec", path, "--nodes", "16", "--degree", "14"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if cfgs, err := f.configs(); err != nil || cfgs[0].Nodes != 16 {
+		t.Errorf("a flag over the spec: %v, %v", cfgs, err)
 	}
 }

@@ -1,6 +1,7 @@
 package mode_test
 
 import (
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,13 +17,13 @@ import (
 	"github.com/segdiff/segdiff/diffusion/mode"
 	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/internal/clientpatch"
-	"github.com/segdiff/segdiff/steps"
 )
 
 // TestEveryListAgrees fails when a list of diffusion modes that cannot be
 // derived from package mode's table disagrees with it: the registered
 // policies (every mode needs one), the Kurtosis package's Starlark, the
-// client manifest and the step sentences. Go code reads the table itself.
+// client manifest and the step sentences as written in steps/SYNTAX.md. Go
+// code reads the table itself.
 func TestEveryListAgrees(t *testing.T) {
 	all, clients := mode.Names(), mode.ClientNames()
 	var policies []string
@@ -50,22 +51,55 @@ func TestEveryListAgrees(t *testing.T) {
 			t.Errorf("client-patches/clients.yaml: %s runs mode %q, not a client mode of package mode", c.Name, c.Mode)
 		}
 	}
-	// Every mode can be named in a step sentence, and nothing else can.
-	syntax := steps.Syntax()
-	devnetRE := regexp.MustCompile("^a (" + mode.Pattern() + ") devnet$")
+	// Every mode can be named in the sentences a feature writes, and
+	// nothing else can: the Given sentences as steps/SYNTAX.md lists them
+	// (steps' TestSyntax keeps it equal to the registered ones).
+	givens := syntaxSentences(t, "Given")
+	accepted := func(text string) bool {
+		return slices.ContainsFunc(givens, func(re *regexp.Regexp) bool { return re.MatchString(text) })
+	}
 	for _, m := range all {
-		if !devnetRE.MatchString("a " + m + " devnet") {
-			t.Errorf("step sentences do not accept mode %q", m)
+		for _, text := range []string{"a " + m + " devnet", "a " + m + ` devnet with preset "ci"`,
+			"a " + m + ` devnet under stress "withholder=10%"`, "identical " + m + ` and whole devnets with preset "ci"`} {
+			if !accepted(text) {
+				t.Errorf("steps/SYNTAX.md: no Given sentence accepts %q", text)
+			}
 		}
 	}
-	if devnetRE.MatchString("a flood devnet") {
-		t.Error("step sentences accept an unknown mode")
+	if accepted("a flood devnet") {
+		t.Error("steps/SYNTAX.md: a Given sentence accepts the unknown mode flood")
 	}
-	// SYNTAX.md (kept equal to steps.Syntax by steps' TestSyntax) escapes
-	// "|" inside its Markdown table.
-	if !strings.Contains(syntax, strings.ReplaceAll(mode.Pattern(), "|", `\|`)) {
-		t.Error("steps/SYNTAX.md's sentences do not use package mode's pattern")
+}
+
+// syntaxSentences returns steps/SYNTAX.md's sentences of keyword, compiled
+// (the Markdown table escapes "|" inside them).
+func syntaxSentences(t *testing.T, keyword string) []*regexp.Regexp {
+	t.Helper()
+	path := repo.Path(t, "steps", "SYNTAX.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var out []*regexp.Regexp
+	for _, line := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(line, "| "+keyword+" | `")
+		if !ok {
+			continue
+		}
+		expr, ok := strings.CutSuffix(rest, "` |")
+		if !ok {
+			t.Fatalf("%s: malformed row %q", path, line)
+		}
+		re, err := regexp.Compile(strings.ReplaceAll(expr, `\|`, "|"))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, re)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s lists no %s sentence", path, keyword)
+	}
+	return out
 }
 
 // TestStarlarkRolesAgree: the Kurtosis package's Starlark checks a

@@ -75,6 +75,9 @@ func (r Role) Honest() bool { return r == Relay }
 var (
 	mu    sync.RWMutex
 	roles = []Role{Relay, Withholder, Silent, Mute, UnackingWithholder, UnderReporter}
+	// builtins is how many roles the list above holds: Unregister removes
+	// only roles Register added after them.
+	builtins = len(roles)
 )
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -98,15 +101,13 @@ func Register(r Role) error {
 	return nil
 }
 
-// Unregister removes a role Register added (tests that add a role undo it).
+// Unregister removes a role Register added (tests that add a role undo it);
+// the package's own roles stay.
 func Unregister(name string) {
 	mu.Lock()
 	defer mu.Unlock()
-	roles = slices.DeleteFunc(roles, func(r Role) bool { return r.Name == name && r != Relay && !builtin(r) })
-}
-
-func builtin(r Role) bool {
-	return r == Withholder || r == Silent || r == Mute || r == UnackingWithholder || r == UnderReporter
+	added := slices.DeleteFunc(roles[builtins:], func(r Role) bool { return r.Name == name })
+	roles = roles[:builtins+len(added)]
 }
 
 // All returns every role: the relay first, then the adversarial roles in

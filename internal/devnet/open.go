@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // Mode is how the builder's payload is diffused (package mode holds the
@@ -27,8 +28,8 @@ const (
 func ParseMode(s string) (Mode, error) { return mode.Parse(s) }
 
 // Config selects a devnet. The suite opens one devnet per distinct Config and
-// shares it between scenarios, so Config must be comparable and its String
-// stable. Zero values mean the backend's defaults.
+// shares it between scenarios, keyed by its String, which is canonical. Zero
+// values mean the backend's defaults.
 type Config struct {
 	// Mode of payload diffusion. A backend that cannot choose it (Kurtosis:
 	// the enclave's params fix it) fails Open when it differs from what runs.
@@ -40,10 +41,11 @@ type Config struct {
 	// Preset names a backend-specific preset, e.g. a network-params file for
 	// Kurtosis or a named embedded configuration ("ci", "study-500").
 	Preset string
-	// Stress is a stress in package stress's canonical form (Set.String): roles,
-	// faults and sizes of the design's stress list; "" for none. A backend
-	// that cannot apply it fails Open.
-	Stress string
+	// Stress is the stress the devnet runs under, parsed once where it was
+	// written (a feature's sentence): roles, faults and sizes of the design's
+	// stress list; empty for none. A backend that cannot apply it fails its
+	// config check (CheckConfig) or Open.
+	Stress stress.Set
 }
 
 // String is the canonical key of c, used to share devnets between scenarios
@@ -57,8 +59,8 @@ func (c Config) String() string {
 		return strconv.FormatInt(v, 10)
 	}
 	s := fmt.Sprintf("mode=%s nodes=%s seed=%s preset=%s", c.Mode, orDefault(int64(c.Nodes)), orDefault(c.Seed), c.Preset)
-	if c.Stress != "" {
-		s += " stress=" + c.Stress
+	if len(c.Stress) > 0 {
+		s += " stress=" + c.Stress.String()
 	}
 	return s
 }
@@ -71,7 +73,7 @@ type backend struct {
 	open        Opener
 	preflight   func(ctx context.Context) error
 	shutdown    func() error
-	checkPreset func(name string) error
+	checkConfig func(cfg Config) error
 }
 
 // BackendOption adds an optional hook to a backend at registration.
@@ -84,11 +86,12 @@ func WithPreflight(f func(ctx context.Context) error) BackendOption {
 	return func(b *backend) { b.preflight = f }
 }
 
-// WithPresetCheck gives the backend a check of Config.Preset names
-// (CheckPreset), so that a mistyped preset fails before any devnet opens
-// instead of when the first scenario opens one.
-func WithPresetCheck(f func(name string) error) BackendOption {
-	return func(b *backend) { b.checkPreset = f }
+// WithConfigCheck gives the backend a check of a whole Config (CheckConfig):
+// its preset, and whatever else the backend would refuse when opening it,
+// so that a mistyped preset or an impossible network fails before any
+// devnet opens instead of when the first scenario opens one.
+func WithConfigCheck(f func(cfg Config) error) BackendOption {
+	return func(b *backend) { b.checkConfig = f }
 }
 
 // WithShutdown gives the backend a hook that releases what it holds
@@ -167,18 +170,19 @@ func Preflight(ctx context.Context, name string) error {
 	return nil
 }
 
-// CheckPreset checks that backend knows the preset name; a backend without
-// a preset check accepts any name (Kurtosis matches it against the
-// enclave's params when it attaches).
-func CheckPreset(backend, name string) error {
+// CheckConfig checks, before anything opens, that backend would open cfg:
+// it knows cfg's preset and accepts the rest. A backend without a config
+// check accepts any (Kurtosis matches the preset against the enclave's
+// params when it attaches).
+func CheckConfig(backend string, cfg Config) error {
 	b, err := lookup(backend)
 	if err != nil {
 		return err
 	}
-	if b.checkPreset == nil {
+	if b.checkConfig == nil {
 		return nil
 	}
-	return b.checkPreset(name)
+	return b.checkConfig(cfg)
 }
 
 // Shutdown runs every backend's shutdown hook; call it once the process

@@ -3,6 +3,8 @@ package devnet
 import (
 	"errors"
 	"testing"
+
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 func TestConfigString(t *testing.T) {
@@ -13,6 +15,10 @@ func TestConfigString(t *testing.T) {
 		{Config{Mode: ModeSegmented, Preset: "ci"}, "mode=segmented nodes=default seed=default preset=ci"},
 		{Config{Mode: ModeWhole, Nodes: 64, Seed: 7, Preset: "study-500"}, "mode=whole nodes=64 seed=7 preset=study-500"},
 		{Config{Mode: ModeSegmentedBatch, Seed: -1}, "mode=segmented-batch nodes=default seed=-1 preset="},
+		// The stress in its canonical form: the same stress written in
+		// another order is the same devnet.
+		{Config{Mode: "tier2", Preset: "ci", Stress: stress.Set{"withholder": 0.5, "loss-data": 0.05}},
+			"mode=tier2 nodes=default seed=default preset=ci stress=loss-data=0.05,withholder=0.5"},
 	}
 	for _, tt := range tests {
 		if got := tt.cfg.String(); got != tt.want {
@@ -32,10 +38,10 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-func TestCheckPreset(t *testing.T) {
+func TestCheckConfig(t *testing.T) {
 	errUnknown := errors.New("unknown preset")
-	Register("test-presets", nil, WithPresetCheck(func(name string) error {
-		if name != "small" {
+	Register("test-presets", nil, WithConfigCheck(func(cfg Config) error {
+		if cfg.Preset != "small" {
 			return errUnknown
 		}
 		return nil
@@ -52,9 +58,9 @@ func TestCheckPreset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckPreset(tt.backend, tt.preset)
+			err := CheckConfig(tt.backend, Config{Preset: tt.preset})
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
-				t.Errorf("CheckPreset(%q, %q) = %v, want %v", tt.backend, tt.preset, err, tt.wantErr)
+				t.Errorf("CheckConfig(%q, preset %q) = %v, want %v", tt.backend, tt.preset, err, tt.wantErr)
 			}
 		})
 	}

@@ -84,7 +84,7 @@ func (r *run) load(n *yaml.Node, ps []pair, f *facts) {
 			}
 		case "fork":
 			if !slices.Contains(LoadForks, p.v.Value) {
-				r.add(p.v, kp, "unknown fork %q; use one of %s%s", p.v.Value, strings.Join(LoadForks, ", "), suggest(p.v.Value, LoadForks))
+				r.add(p.v, kp, "unknown fork %q; use one of %s%s", p.v.Value, strings.Join(LoadForks, ", "), didYouMean(p.v.Value, LoadForks))
 			}
 		case "image":
 			if deref(p.v).Kind != yaml.ScalarNode || p.v.Value == "" {

@@ -52,7 +52,7 @@ func (r *run) clientType(n *yaml.Node, path string, known []string, nullable, im
 		real = fmt.Sprintf("Unsupported launcher '%s'", v)
 	}
 	r.add(n, path, "unknown client type %q; ethereum-package %s accepts %s%s; it fails: %s",
-		v, EthereumPackageCommit[:7], strings.Join(known, ", "), suggest(v, known), real)
+		v, EthereumPackageCommit[:7], strings.Join(known, ", "), didYouMean(v, known), real)
 }
 
 // prometheusConfig: a user prometheus_config replaces the default dict
@@ -110,7 +110,7 @@ func (r *run) logLevels(f *facts) {
 			}
 			sort.Strings(allowed)
 			r.add(g, "global_log_level", "No participant log level defined, and the client log level has no mapping for global log level '%s' (%s %s has %s)%s",
-				global, l[0], l[1], strings.Join(allowed, ", "), suggest(global, allowed))
+				global, l[0], l[1], strings.Join(allowed, ", "), didYouMean(global, allowed))
 			return // the package fails at the first
 		}
 	}
@@ -148,7 +148,7 @@ func (r *run) clientRefs(f *facts) {
 					names = append(names, k)
 				}
 				sort.Strings(names)
-				r.add(kv.v, path, "%s: no entry %q in %s (entries: %s)%s", img, ref, r.c.clientsSource, strings.Join(names, ", "), suggest(ref, names))
+				r.add(kv.v, path, "%s: no entry %q in %s (entries: %s)%s", img, ref, r.c.clientsSource, strings.Join(names, ", "), didYouMean(ref, names))
 				continue
 			}
 			if layer == "vc" {

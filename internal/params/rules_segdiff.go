@@ -50,7 +50,7 @@ func (r *run) segdiff(f *facts) {
 func (r *run) segdiffMode(_ *facts, n *yaml.Node, path string) {
 	if modes := mode.ClientNames(); !slices.Contains(modes, deref(n).Value) {
 		v := deref(n).Value
-		r.add(n, path, "unknown mode %q; use one of %s%s", v, strings.Join(modes, ", "), suggest(v, modes))
+		r.add(n, path, "unknown mode %q; use one of %s%s", v, strings.Join(modes, ", "), didYouMean(v, modes))
 	}
 }
 
@@ -74,7 +74,7 @@ func (r *run) linkClasses(f *facts, n *yaml.Node, path string) {
 	usesCustom, hasCustom := false, false
 	class := func(v *yaml.Node, p string) {
 		if c := deref(v).Value; !slices.Contains(LinkClasses, c) {
-			r.add(v, p, "unknown link class %q; use one of %s%s", c, strings.Join(LinkClasses, ", "), suggest(c, LinkClasses))
+			r.add(v, p, "unknown link class %q; use one of %s%s", c, strings.Join(LinkClasses, ", "), didYouMean(c, LinkClasses))
 		}
 		usesCustom = usesCustom || deref(v).Value == "custom"
 	}
@@ -131,7 +131,7 @@ func (r *run) linkClasses(f *facts, n *yaml.Node, path string) {
 					continue
 				}
 				r.add(q.kn, join(kp, q.key), "unknown key%s; the segdiff package fails: Invalid parameter %s, allowed fields: %v (the rates of class %s are the study's; for other rates use class custom)",
-					suggest(q.key, LinkClassFixedKeys), join(kp, q.key), LinkClassFixedKeys, p.key)
+					didYouMean(q.key, LinkClassFixedKeys), join(kp, q.key), LinkClassFixedKeys, p.key)
 			}
 		case "custom":
 			hasCustom = true
@@ -215,7 +215,7 @@ func (r *run) roles(f *facts) {
 			for _, q := range sps {
 				if q.key != clientpatch.RoleKey {
 					r.add(q.kn, join(path, q.key), "unknown key%s; the segdiff package fails: Invalid parameter %s, allowed fields: %v",
-						suggest(q.key, ParticipantSegdiffKeys), join(path, q.key), ParticipantSegdiffKeys)
+						didYouMean(q.key, ParticipantSegdiffKeys), join(path, q.key), ParticipantSegdiffKeys)
 					continue
 				}
 				r.role(e, q.v, join(path, q.key))
@@ -230,7 +230,7 @@ func (r *run) role(e entry, n *yaml.Node, path string) {
 	name := deref(n).Value
 	if _, known := role.Lookup(name); !isString(n) || !known {
 		names := role.Names()
-		r.add(n, path, "unknown role %q; use one of %s%s", name, strings.Join(names, ", "), suggest(name, names))
+		r.add(n, path, "unknown role %q; use one of %s%s", name, strings.Join(names, ", "), didYouMean(name, names))
 		return
 	}
 	if name == role.Relay.Name {

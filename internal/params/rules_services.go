@@ -32,7 +32,7 @@ func (r *run) mevType(f *facts) {
 		return
 	}
 	if v := deref(n).Value; !slices.Contains(MEVTypes, v) {
-		r.add(n, "mev_type", "Unsupported MEV type: %s, please use 'mock', 'flashbots', 'mev-rs', 'commit-boost', 'helix' or 'buildoor' type%s", v, suggest(v, MEVTypes))
+		r.add(n, "mev_type", "Unsupported MEV type: %s, please use 'mock', 'flashbots', 'mev-rs', 'commit-boost', 'helix' or 'buildoor' type%s", v, didYouMean(v, MEVTypes))
 	}
 }
 
@@ -89,7 +89,7 @@ func (r *run) buildoor(f *facts) {
 				}
 			case "image":
 			default:
-				r.add(q.kn, path, "unknown key%s: ethereum-package reads only participant, count and image", suggest(q.key, []string{"participant", "count", "image"}))
+				r.add(q.kn, path, "unknown key%s: ethereum-package reads only participant, count and image", didYouMean(q.key, []string{"participant", "count", "image"}))
 			}
 		}
 		if valueOf(item, "participant") == nil {

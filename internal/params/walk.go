@@ -129,7 +129,7 @@ func (r *run) items(n *yaml.Node, path string) ([]*yaml.Node, bool) {
 func (r *run) knownKeys(ps []pair, path string, allowed []string, real string) {
 	for _, p := range ps {
 		if !slices.Contains(allowed, p.key) {
-			r.add(p.kn, join(path, p.key), "unknown key%s; ethereum-package fails: %s", suggest(p.key, allowed), fmt.Sprintf(real, p.key))
+			r.add(p.kn, join(path, p.key), "unknown key%s; ethereum-package fails: %s", didYouMean(p.key, allowed), fmt.Sprintf(real, p.key))
 		}
 	}
 }
@@ -191,7 +191,7 @@ func (r *run) nestedBlock(block string, ps []pair, nested NestedBlock) {
 		// Keys BlockKeys rejects were reported already.
 		if !slices.Contains(allowed, p.key) && slices.Contains(BlockKeys[block], p.key) {
 			r.add(p.kn, join(block, p.key), "unknown key%s; ethereum-package fails: Invalid parameter %s for %s, allowed fields: %v",
-				suggest(p.key, allowed), p.key, block, allowed)
+				didYouMean(p.key, allowed), p.key, block, allowed)
 		}
 		sub, isSub := nested.Sub[p.key]
 		if !isSub {
@@ -368,7 +368,7 @@ func (r *run) additionalServices(f *facts, n *yaml.Node) []service {
 		out = append(out, service{name: name, n: item, path: path})
 		if !slices.Contains(AdditionalServices, name) {
 			r.add(item, path, "unknown additional service %q%s; ethereum-package fails: Invalid additional_services %s, allowed fields: [...]",
-				name, suggest(name, AdditionalServices), name)
+				name, didYouMean(name, AdditionalServices), name)
 		}
 	}
 	return out
@@ -389,7 +389,7 @@ func (r *run) segdiffKeys(n *yaml.Node) {
 		path := join(SegdiffKey, p.key)
 		keys, known := SegdiffKeys[p.key]
 		if !known {
-			r.add(p.kn, path, "unknown key%s; the segdiff package fails: Invalid parameter %s, allowed fields: %v", suggest(p.key, allowed), path, allowed)
+			r.add(p.kn, path, "unknown key%s; the segdiff package fails: Invalid parameter %s, allowed fields: %v", didYouMean(p.key, allowed), path, allowed)
 			continue
 		}
 		if keys == nil {
@@ -399,7 +399,7 @@ func (r *run) segdiffKeys(n *yaml.Node) {
 			for _, q := range sps {
 				if !slices.Contains(keys, q.key) {
 					r.add(q.kn, join(path, q.key), "unknown key%s; the segdiff package fails: Invalid parameter %s, allowed fields: %v",
-						suggest(q.key, keys), join(path, q.key), keys)
+						didYouMean(q.key, keys), join(path, q.key), keys)
 				}
 			}
 		}

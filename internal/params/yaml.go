@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/segdiff/segdiff/internal/suggest"
 )
 
 // YAML helpers: reading yaml.v3 nodes without reporting anything. The key
@@ -169,44 +171,13 @@ func yamlErrorLine(err error) int {
 	return 1
 }
 
-// suggest returns " (did you mean X?)" for the closest candidate within a
-// small edit distance, or "".
-func suggest(got string, candidates []string) string {
-	best, bestD := "", len(got)/2+2
-	for _, c := range candidates {
-		if d := distance(got, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > 3 {
+// didYouMean returns " (did you mean X?)" for the candidate package
+// suggest finds closest to got (transpositions such as cl_tpye/cl_type
+// count as one edit), or "".
+func didYouMean(got string, candidates []string) string {
+	best, ok := suggest.Nearest(got, candidates)
+	if !ok {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// distance is the Damerau-Levenshtein (optimal string alignment) distance,
-// so transpositions such as cl_tpye/cl_type count as one edit.
-func distance(a, b string) int {
-	n, m := len(a), len(b)
-	d := make([][]int, n+1)
-	for i := range d {
-		d[i] = make([]int, m+1)
-		d[i][0] = i
-	}
-	for j := 0; j <= m; j++ {
-		d[0][j] = j
-	}
-	for i := 1; i <= n; i++ {
-		for j := 1; j <= m; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[n][m]
 }

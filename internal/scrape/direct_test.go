@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/scrape"
 	"github.com/segdiff/segdiff/metrics"
@@ -89,9 +90,13 @@ func TestDirectRecorderRoundTrip(t *testing.T) {
 	c, ok := s.CompletionFrom(s.Reveal)
 	require.True(t, ok)
 	assert.Equal(t, 200*time.Millisecond, c)
-	copies, ok := s.Copies(s.CompressedSize)
-	require.True(t, ok)
-	assert.InDelta(t, 1240.0/600, copies, 1e-12)
+	// One node both reveals and receives here: it stands for the builder
+	// (the compressed size) and a receiver (the bytes).
+	net := assertions.Network{Nodes: []assertions.Node{{ID: "builder", Builder: true, Slots: snap.Slots}, {ID: "receiver", Slots: snap.Slots}}}
+	copies, err := assertions.Copies(net, []uint64{9}, assertions.CopiesOverSlot)
+	require.NoError(t, err)
+	require.Len(t, copies, 1)
+	assert.InDelta(t, 1240.0/600, copies[0].Value, 1e-12)
 }
 
 func TestDirectRetriesThenSucceeds(t *testing.T) {

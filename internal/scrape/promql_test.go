@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/scrape"
 	"github.com/segdiff/segdiff/metrics"
@@ -155,9 +156,14 @@ func TestPromQLBuildsSnapshots(t *testing.T) {
 	c, ok := r.Slot(5).CompletionFrom(b.Slot(5).Reveal)
 	require.True(t, ok)
 	assert.Equal(t, 700*time.Millisecond, c)
-	copies, ok := r.Slot(5).Copies(b.Slot(5).CompressedSize)
-	require.True(t, ok)
-	assert.InDelta(t, 804000.0/746000, copies, 1e-12)
+	builder := cl1
+	builder.Roles = []devnet.Role{devnet.RoleBuilder}
+	net, err := assertions.FromSnapshots([]devnet.Node{builder, cl2}, snaps)
+	require.NoError(t, err)
+	copies, err := assertions.Copies(net, []uint64{5}, assertions.CopiesOverSlot)
+	require.NoError(t, err)
+	require.Len(t, copies, 1)
+	assert.InDelta(t, 804000.0/746000, copies[0].Value, 1e-12)
 
 	// One query per contract series (the histogram as three), all at the given time.
 	f.mu.Lock()

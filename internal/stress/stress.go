@@ -5,8 +5,11 @@
 // is a set of conditions with values, written "withholder=50%, loss-data=5%"
 // in features and as a mapping in sweep grids; the embedded devnet's run
 // spec carries it, the CLI offers a flag per condition, and a sweep grid's
-// stress axis names them. A new condition is one Register call; a new role
-// brings its own condition.
+// stress axis names them. A new role brings its own condition, which the
+// embedded devnet applies by placing the role. A new fault condition is one
+// Register call plus its effect in the embedded devnet (conditionEffects in
+// internal/devnet/embedded/simulate.go): until it has one, every run spec
+// holding it fails validation, naming it, rather than running without it.
 package stress
 
 import (
@@ -105,6 +108,9 @@ func ThinDownlink(up int) int {
 var (
 	mu     sync.RWMutex
 	faults = []Condition{LossData, LossRequests, Omit, UplinkSpread, PayloadSize, ThinUplink}
+	// builtins is how many conditions the list above holds: Unregister
+	// removes only conditions Register added after them.
+	builtins = len(faults)
 )
 
 // Register adds a condition after the others; its name must be new and
@@ -122,13 +128,13 @@ func Register(c Condition) error {
 	return nil
 }
 
-// Unregister removes a condition Register added (tests undo what they add).
+// Unregister removes a condition Register added (tests undo what they add);
+// the package's own conditions stay.
 func Unregister(name string) {
 	mu.Lock()
 	defer mu.Unlock()
-	faults = slices.DeleteFunc(faults, func(c Condition) bool {
-		return c.Name == name && !slices.Contains([]string{LossData.Name, LossRequests.Name, Omit.Name, UplinkSpread.Name, PayloadSize.Name, ThinUplink.Name}, name)
-	})
+	added := slices.DeleteFunc(faults[builtins:], func(c Condition) bool { return c.Name == name })
+	faults = faults[:builtins+len(added)]
 }
 
 // Conditions returns every condition: a share per adversarial role (package

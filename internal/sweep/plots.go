@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/report"
 	"github.com/segdiff/segdiff/internal/stats"
 )
@@ -270,7 +271,7 @@ func (s *Summary) ladder() (*report.Figure, error) {
 	}
 	f := report.NewFigure("Diffusion ladder: tail completion against bytes received", s.caption(extra))
 	p := f.Plot
-	p.X.Label.Text = "payload copies received per receiver and slot (log)"
+	p.X.Label.Text = "copies " + assertions.CopiesByNetworkCompletion.String() + ", mean per receiver × slot (log)"
 	p.Y.Label.Text = "p99 completion, seconds from the reveal (log)"
 	if len(xs) == 0 {
 		return f, nil

@@ -4,19 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/segdiff/segdiff/internal/devnet"
-	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // BinaryEnv names an environment variable that points the backend at a
@@ -25,7 +22,7 @@ const BinaryEnv = "SEGDIFF_BIN"
 
 func init() {
 	devnet.Register("embedded", Open, devnet.WithPreflight(preflight), devnet.WithShutdown(removeBuild),
-		devnet.WithPresetCheck(func(name string) error { _, err := Preset(name); return err }))
+		devnet.WithConfigCheck(func(cfg devnet.Config) error { _, err := SpecOf(cfg); return err }))
 }
 
 // preflight checks that a simulation can be started: SEGDIFF_BIN names an
@@ -51,7 +48,10 @@ func preflight(context.Context) error {
 // Close stops the subprocess.
 //
 // cfg.Preset selects "ci" (default) or "study-500"; Mode, Nodes and Seed
-// override the preset when non-zero.
+// override the preset when non-zero. Open does not validate the spec: the
+// suite checked it before any devnet opened (devnet.CheckConfig, SpecOf),
+// and the simulation process validates the spec it reads before it starts
+// anything (a process boundary).
 func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	bin, err := segdiffBinary(ctx)
 	if err != nil {
@@ -61,7 +61,7 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	if preset == "" {
 		preset = PresetCI
 	}
-	spec, err := SpecOf(cfg)
+	spec, err := specOf(cfg)
 	if err != nil {
 		return nil, err // devnet.Open names the devnet
 	}
@@ -196,8 +196,8 @@ func describeConfig(cfg devnet.Config, preset string) string {
 	if cfg.Nodes != 0 {
 		parts = append(parts, fmt.Sprintf("%d nodes", cfg.Nodes))
 	}
-	if cfg.Stress != "" {
-		parts = append(parts, "stress "+cfg.Stress)
+	if len(cfg.Stress) > 0 {
+		parts = append(parts, "stress "+cfg.Stress.String())
 	}
 	if preset != PresetCI {
 		parts = append(parts, "preset "+preset)
@@ -291,11 +291,22 @@ func (d *embeddedDevnet) Close() error {
 	return d.closeErr
 }
 
-// SpecOf is the run spec of the devnet cfg selects: cfg.Preset ("ci" by
-// default) with cfg's mode, nodes and seed where set, under cfg.Stress,
-// validated. The suite's preflight calls it for every devnet a run will
-// open, so a bad stress or an impossible network fails before any opens.
+// SpecOf is the run spec of the devnet cfg selects, validated: the backend's
+// config check, which the suite's preflight runs once for every devnet a
+// run will open, so that a bad stress or an impossible network fails before
+// any opens.
 func SpecOf(cfg devnet.Config) (Config, error) {
+	spec, err := specOf(cfg)
+	if err != nil {
+		return Config{}, err
+	}
+	return spec, spec.Validate()
+}
+
+// specOf is the run spec of the devnet cfg selects, unvalidated:
+// cfg.Preset ("ci" by default) with cfg's mode, nodes and seed where set,
+// under cfg.Stress as parsed where it was written.
+func specOf(cfg devnet.Config) (Config, error) {
 	spec, err := Preset(cfg.Preset)
 	if err != nil {
 		return Config{}, err
@@ -309,14 +320,8 @@ func SpecOf(cfg devnet.Config) (Config, error) {
 	if cfg.Seed != 0 {
 		spec.Seed = cfg.Seed
 	}
-	set, err := stress.Parse(cfg.Stress)
-	if err != nil {
+	if err := spec.setStress(cfg.Stress); err != nil {
 		return Config{}, err
 	}
-	for _, k := range slices.Sorted(maps.Keys(set)) {
-		if err := spec.Set(k, strconv.FormatFloat(set[k], 'f', -1, 64)); err != nil {
-			return Config{}, err
-		}
-	}
-	return spec, spec.Validate()
+	return spec, nil
 }

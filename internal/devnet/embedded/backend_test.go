@@ -11,6 +11,7 @@ import (
 
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
+	"github.com/segdiff/segdiff/internal/stress"
 )
 
 // fakeSimHead starts a fake sim script: $out is the --endpoints path.
@@ -60,6 +61,28 @@ func testEndpoints() embedded.Endpoints {
 	}
 }
 
+// The backend's config check, which the suite's preflight runs before any
+// devnet opens, refuses what the simulation would refuse, without building
+// or starting anything (no SEGDIFF_BIN, no go build).
+func TestConfigCheck(t *testing.T) {
+	t.Setenv(embedded.BinaryEnv, filepath.Join(t.TempDir(), "no-such-binary"))
+	for _, tt := range []struct {
+		cfg     devnet.Config
+		wantErr string
+	}{
+		{cfg: devnet.Config{Mode: devnet.ModeSegmented, Stress: stress.Set{"withholder": 0.5}}},
+		{cfg: devnet.Config{Nodes: 2}, wantErr: "nodes: 2, want 3.."},
+		{cfg: devnet.Config{Stress: stress.Set{"withholders": 0.5}}, wantErr: `"withholders" is not a key of the run spec`},
+		{cfg: devnet.Config{Mode: devnet.ModeWhole, Stress: stress.Set{"omit": 1}}, wantErr: "whose payload is one message"},
+		{cfg: devnet.Config{Preset: "huge"}, wantErr: "unknown embedded preset"},
+	} {
+		err := devnet.CheckConfig("embedded", tt.cfg)
+		if (tt.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("CheckConfig(%s) = %v, want %q", tt.cfg, err, tt.wantErr)
+		}
+	}
+}
+
 func TestOpen(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -68,8 +91,6 @@ func TestOpen(t *testing.T) {
 		wantErr string
 	}{
 		{name: "serves", cfg: devnet.Config{Mode: devnet.ModeSegmented}},
-		{name: "invalid spec", cfg: devnet.Config{Nodes: 2}, wantErr: "nodes: 2, want 3.."},
-		{name: "bad stress", cfg: devnet.Config{Stress: "withholders=50%"}, wantErr: `unknown stress condition "withholders"`},
 		{name: "mode mismatch", cfg: devnet.Config{Mode: devnet.ModeWhole}, wantErr: `ran mode "segmented", want "whole"`},
 		{name: "simulation fails", fail: true, wantErr: "exited before serving"},
 		{name: "unknown preset", cfg: devnet.Config{Preset: "huge"}, wantErr: "unknown embedded preset"},

@@ -3,6 +3,8 @@ package embedded
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,6 +287,8 @@ func (c Config) Validate() error {
 		bad("stress", "%w", err)
 	} else if _, ok := c.Stress[stress.PayloadSize.Name]; ok {
 		bad("stress", "%s is the spec's payload_size, not a stress entry", stress.PayloadSize.Name)
+	} else if name, ok := c.unapplied(); ok {
+		bad("stress", "%s: package stress registers this condition, but the embedded devnet does not apply it (it has no entry in conditionEffects, internal/devnet/embedded/simulate.go)", name)
 	} else if info, _ := mode.Lookup(c.Mode); c.omit() > 0 && info.OneMessage {
 		bad("stress", "omit=%d in mode %s, whose payload is one message: want 0", c.omit(), c.Mode)
 	}
@@ -422,6 +426,17 @@ func (c Config) policy() (diffusion.Policy, error) {
 var policyOptionKeys = map[string]string{
 	"SegmentSize": "segment_size", "InstallTimeout": "install_timeout", "PushWidth": "push_width",
 	"Pulls.Window": "pull_window", "Pulls.Ban": "pull_ban", "Pulls": "pull_window", "Parity": "parity_shards",
+}
+
+// unapplied returns the first condition of c.Stress, by name, that the
+// simulation does not apply.
+func (c Config) unapplied() (string, bool) {
+	for _, name := range slices.Sorted(maps.Keys(c.Stress)) {
+		if !applied(name) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // omit is how many parts of each payload the builder never sends.

@@ -45,6 +45,11 @@ func synctestSimulate(t *testing.T, c embedded.Config) *embedded.Result {
 	if testing.Verbose() {
 		progress = os.Stderr
 	}
+	// Simulate runs what it is given: the spec is checked here, once, as
+	// segdiff sim checks its runs before the first starts.
+	if err := c.Validate(); err != nil {
+		t.Fatalf("config: %v", err)
+	}
 	// A fresh network is tried up to three times when the mesh does not form
 	// (a known intermittent failure, embedded.ErrMeshNotFormed); any other
 	// error, and the results, are checked as usual.

@@ -10,11 +10,14 @@ import (
 
 // Stress conditions reach the plan the driver runs: thin links give every
 // node, the builder's too, the thin uplink over its downlink; role shares
-// place that many nodes of each role, none of them the builder.
+// place that many nodes of each role, none of them the builder; every node
+// drops the lost shares; the builder never sends the omitted parts; a spread
+// moves each uplink and keeps the class's mean.
 func TestPlanAppliesStress(t *testing.T) {
 	c := DefaultConfig()
 	c.Nodes, c.Degree, c.Payloads = 16, 14, 2
-	c.Stress = stress.Set{stress.ThinUplink.Name: 10, role.Withholder.Name: 0.25, role.UnderReporter.Name: 0.2}
+	c.Stress = stress.Set{stress.ThinUplink.Name: 10, role.Withholder.Name: 0.25, role.UnderReporter.Name: 0.2,
+		stress.LossData.Name: 0.05, stress.LossRequests.Name: 0.1, stress.Omit.Name: 2}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -34,5 +37,35 @@ func TestPlanAppliesStress(t *testing.T) {
 	}
 	if count[role.Withholder.Name] != 3 || count[role.UnderReporter.Name] != 3 || count[role.Relay.Name] != 10 {
 		t.Errorf("roles %v, want 3 withholders and 3 under-reporters of the 15 non-builders", count)
+	}
+	for i, n := range p.Nodes {
+		if n.Loss.Data != 0.05 || n.Loss.Requests != 0.1 {
+			t.Errorf("node %d loses %+v, want data 0.05 and requests 0.1", i, n.Loss)
+		}
+	}
+	for _, pl := range p.Payloads {
+		omitted := 0
+		for _, m := range pl.Prepared.Messages {
+			if m == nil {
+				omitted++
+			}
+		}
+		if omitted != 2 {
+			t.Errorf("slot %d: %d of %d parts omitted, want 2", pl.Slot, omitted, len(pl.Prepared.Messages))
+		}
+	}
+
+	c.Stress = stress.Set{stress.UplinkSpread.Name: 0.5}
+	if p, err = c.plan(); err != nil {
+		t.Fatal(err)
+	}
+	ups := map[int]bool{}
+	sum := 0
+	for _, n := range p.Nodes {
+		ups[n.Rates.UpMbps] = true
+		sum += n.Rates.UpMbps
+	}
+	if mean := float64(sum) / float64(len(p.Nodes)); len(ups) < 4 || mean < 49 || mean > 51 {
+		t.Errorf("spread uplinks: %d distinct rates, mean %.1f Mbps; want them spread around the home class's 50", len(ups), mean)
 	}
 }

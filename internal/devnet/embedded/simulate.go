@@ -198,11 +198,10 @@ func WriteSummaryTable(w io.Writer, sums []Summary) error {
 // connection and timer runs on the bubble's virtual clock, so the result
 // depends on the simulated links and latencies, not on how fast the machine
 // is. Progress lines go to progress (nil: none). The error is returned after
-// the bubble has exited; t is only used to create the bubble.
+// the bubble has exited; t is only used to create the bubble. cfg must have
+// passed Validate: the caller checks it once, before anything starts
+// (segdiff sim checks every run of its flags before the first).
 func Simulate(t *testing.T, cfg Config, progress io.Writer) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -257,12 +256,7 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, fmt.Errorf("node %d: %w", i, err)
 		}
-		if up, thin := c.Stress[stress.ThinUplink.Name]; thin {
-			classes[i] = devnet.LinkCustom
-			rates = netmodel.Rates{UpMbps: int(up), DownMbps: stress.ThinDownlink(int(up))}
-		}
-		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: roles[i], InstallDelay: c.InstallDelay,
-			Loss: node.Loss{Data: c.Stress[stress.LossData.Name], Requests: c.Stress[stress.LossRequests.Name]}}
+		np := driver.NodePlan{Class: classes[i], Rates: rates, Role: roles[i], InstallDelay: c.InstallDelay}
 		if d, ok := c.InstallDelayOverrides[i]; ok {
 			np.InstallDelay = d
 		}
@@ -272,7 +266,6 @@ func (c Config) plan() (driver.Plan, error) {
 		}
 		p.Nodes = append(p.Nodes, np)
 	}
-	spreadUplinks(p.Nodes, c.Stress[stress.UplinkSpread.Name], c.Seed)
 	proposers := chain.Proposers(c.Seed, c.Payloads, others)
 	for i := range c.Payloads {
 		slot := uint64(i + 1)
@@ -289,15 +282,82 @@ func (c Config) plan() (driver.Plan, error) {
 		if err != nil {
 			return driver.Plan{}, err
 		}
-		if c.omit() >= len(prepared.Messages) {
-			return driver.Plan{}, &ValidationError{Fields: []*FieldError{{Key: "stress", Err: fmt.Errorf("omit=%d, but slot %d's payload has %d parts", c.omit(), slot, len(prepared.Messages))}}}
-		}
-		for _, i := range seeds.Omit(c.Seed, slot).Perm(len(prepared.Messages))[:c.omit()] {
-			prepared.Messages[i] = nil // the builder never sends it
-		}
 		p.Payloads = append(p.Payloads, driver.Payload{Slot: slot, Proposer: proposers[i], Block: b, Prepared: prepared})
 	}
+	for _, e := range conditionEffects {
+		if v, set := c.Stress[e.condition.Name]; set {
+			if err := e.apply(&p, v); err != nil {
+				return driver.Plan{}, err
+			}
+		}
+	}
 	return p, nil
+}
+
+// effect is how the simulation applies one fault condition of package
+// stress to a planned network.
+type effect struct {
+	condition stress.Condition
+	apply     func(p *driver.Plan, v float64) error
+}
+
+// conditionEffects is how the embedded devnet applies each fault condition
+// of package stress, in the order it applies them (thin uplinks set the
+// rates that a spread then spreads). A role's condition needs no entry:
+// placeRoles places every role. A condition registered in package stress
+// without an entry here is one the simulation would not apply, and
+// Validate refuses it.
+var conditionEffects = []effect{
+	{stress.ThinUplink, func(p *driver.Plan, v float64) error {
+		for i := range p.Nodes {
+			p.Nodes[i].Class = devnet.LinkCustom
+			p.Nodes[i].Rates = netmodel.Rates{UpMbps: int(v), DownMbps: stress.ThinDownlink(int(v))}
+		}
+		return nil
+	}},
+	{stress.UplinkSpread, func(p *driver.Plan, v float64) error {
+		spreadUplinks(p.Nodes, v, p.Seed)
+		return nil
+	}},
+	{stress.LossData, func(p *driver.Plan, v float64) error {
+		for i := range p.Nodes {
+			p.Nodes[i].Loss.Data = v
+		}
+		return nil
+	}},
+	{stress.LossRequests, func(p *driver.Plan, v float64) error {
+		for i := range p.Nodes {
+			p.Nodes[i].Loss.Requests = v
+		}
+		return nil
+	}},
+	{stress.Omit, func(p *driver.Plan, v float64) error {
+		omit := int(v)
+		for _, pl := range p.Payloads {
+			msgs := pl.Prepared.Messages
+			if omit >= len(msgs) {
+				return &ValidationError{Fields: []*FieldError{{Key: "stress", Err: fmt.Errorf("omit=%d, but slot %d's payload has %d parts", omit, pl.Slot, len(msgs))}}}
+			}
+			for _, i := range seeds.Omit(p.Seed, pl.Slot).Perm(len(msgs))[:omit] {
+				msgs[i] = nil // the builder never sends it
+			}
+		}
+		return nil
+	}},
+}
+
+// applied reports whether the simulation applies the condition called
+// name: a role's share (placeRoles) or a fault with an effect.
+func applied(name string) bool {
+	if c, ok := stress.Lookup(name); ok && c.Role {
+		return true
+	}
+	for _, e := range conditionEffects {
+		if e.condition.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // placeRoles gives every node its role: the builder and most nodes relay;

@@ -93,9 +93,11 @@ func TestSetAndGet(t *testing.T) {
 }
 
 // The suite's devnet configuration becomes one validated run spec, its
-// stress values exactly as written (2097152 bytes, not 2.097152e+06).
+// typed stress applied as parsed: payload-size sets the spec's field, the
+// other conditions its stress.
 func TestSpecOf(t *testing.T) {
-	spec, err := embedded.SpecOf(devnet.Config{Mode: devnet.ModeSegmented, Seed: 9, Stress: "payload-size=2097152,omit=4,withholder=0.25"})
+	spec, err := embedded.SpecOf(devnet.Config{Mode: devnet.ModeSegmented, Seed: 9,
+		Stress: stress.Set{"payload-size": 2097152, "omit": 4, "withholder": 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +109,9 @@ func TestSpecOf(t *testing.T) {
 		cfg  devnet.Config
 		want string
 	}{
-		{devnet.Config{Stress: "withholders"}, "is not condition=value"},
+		{devnet.Config{Stress: stress.Set{"withholders": 0.5}}, `"withholders" is not a key of the run spec; did you mean withholder?`},
 		{devnet.Config{Preset: "bogus"}, `unknown embedded preset "bogus"`},
-		{devnet.Config{Mode: "whole", Stress: "omit=1"}, "whose payload is one message"},
+		{devnet.Config{Mode: "whole", Stress: stress.Set{"omit": 1}}, "whose payload is one message"},
 		{devnet.Config{Nodes: 2}, "nodes: 2, want 3.."},
 	} {
 		if _, err := embedded.SpecOf(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -121,7 +123,7 @@ func TestSpecOf(t *testing.T) {
 // A spec file round-trips, and a typo'd key in it is named.
 func TestSpecFile(t *testing.T) {
 	dir := t.TempDir()
-	want, _ := embedded.SpecOf(devnet.Config{Mode: "tier3", Stress: "loss-data=5%"})
+	want, _ := embedded.SpecOf(devnet.Config{Mode: "tier3", Stress: stress.Set{"loss-data": 0.05}})
 	path := filepath.Join(dir, "spec.json")
 	if err := embedded.WriteSpec(path, want); err != nil {
 		t.Fatal(err)
@@ -136,5 +138,35 @@ func TestSpecFile(t *testing.T) {
 	}
 	if _, err := embedded.ReadSpec(bad); err == nil || !strings.Contains(err.Error(), `unknown field "nodse"`) {
 		t.Errorf("ReadSpec of a typo = %v", err)
+	}
+}
+
+// Every stress condition is one the simulation applies: a role's share
+// (placed by the seed) or a fault with an effect. A condition registered in
+// package stress without one is refused by Validate, naming it, instead of
+// running as if it were absent.
+func TestEveryStressConditionIsApplied(t *testing.T) {
+	values := map[stress.Kind]string{stress.Share: "10%", stress.Probability: "5%", stress.Spread: "20%",
+		stress.Count: "1", stress.Bytes: "131072", stress.Mbps: "20"}
+	for _, cond := range stress.Conditions() {
+		c := embedded.DefaultConfig()
+		if err := c.Set(cond.Name, values[cond.Kind]); err != nil {
+			t.Fatalf("%s: %v", cond.Name, err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s=%s: %v", cond.Name, values[cond.Kind], err)
+		}
+	}
+	jitter := stress.Condition{Name: "jitter", Doc: "extra latency jitter (0..0.9)", Kind: stress.Spread}
+	if err := stress.Register(jitter); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stress.Unregister(jitter.Name) })
+	c := embedded.DefaultConfig()
+	if err := c.Set(jitter.Name, "20%"); err != nil {
+		t.Fatalf("a registered condition is a key of the run spec: %v", err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "jitter: package stress registers this condition, but the embedded devnet does not apply it") {
+		t.Errorf("Validate of a condition without an effect = %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 
 // Attach is Open with the endpoints already read.
 func Attach(ctx context.Context, e *Endpoints, cfg devnet.Config) (devnet.Devnet, error) {
-	if cfg.Stress != "" {
+	if len(cfg.Stress) > 0 {
 		return nil, fmt.Errorf("attach to enclave %q: stress %q is set by the params file (segdiff.link_classes, per-participant segdiff.role), not by a scenario: %w", e.Enclave, cfg.Stress, errors.ErrUnsupported)
 	}
 	if cfg.Mode != "" && cfg.Mode != e.Mode {
