@@ -37,21 +37,26 @@ func (b Bits) Count() int {
 func (b Bits) Clone() Bits { return append(Bits(nil), b...) }
 
 // Control is the policy's inventory message, sent as a partial message's
-// parts metadata: the parts the sender holds (HAVE, an announcement) and the
-// parts it asks the receiver for (WANT, a request).
+// parts metadata: the parts the sender holds (HAVE, an announcement, and in
+// tier 4 the acknowledgement of what it received), the parts it asks the
+// receiver for (WANT, a request), and tier 4's decode claim (the sender can
+// rebuild the payload: push nothing more to it).
 //
-// Layout (version 1): flags u8 (bit 0 HAVE present, bit 1 WANT present) ‖
-// parts u16 LE ‖ HAVE bitmap ‖ WANT bitmap, each bitmap ceil(parts/8) bytes
-// when present. An empty message (no flag) is invalid.
+// Layout (version 1): flags u8 (bit 0 HAVE present, bit 1 WANT present,
+// bit 2 decode claim) ‖ parts u16 LE ‖ HAVE bitmap ‖ WANT bitmap, each
+// bitmap ceil(parts/8) bytes when present. An empty message (no flag) is
+// invalid.
 type Control struct {
-	Parts int
-	Have  Bits // nil when absent
-	Want  Bits // nil when absent
+	Parts   int
+	Have    Bits // nil when absent
+	Want    Bits // nil when absent
+	Decoded bool // the decode claim
 }
 
 const (
-	flagHave = 1 << 0
-	flagWant = 1 << 1
+	flagHave    = 1 << 0
+	flagWant    = 1 << 1
+	flagDecoded = 1 << 2
 	// MaxParts bounds a group's parts (the u16 count).
 	MaxParts = 1<<16 - 1
 )
@@ -68,6 +73,9 @@ func (c Control) Encode() []byte {
 	}
 	if c.Want != nil {
 		out[0] |= flagWant
+	}
+	if c.Decoded {
+		out[0] |= flagDecoded
 	}
 	binary.LittleEndian.PutUint16(out[1:], uint16(c.Parts))
 	if c.Have != nil {
@@ -93,10 +101,10 @@ func DecodeControl(b []byte, parts int) (Control, error) {
 		return Control{}, fmt.Errorf("%w: %d bytes, want at least 3", ErrControl, len(b))
 	}
 	flags := b[0]
-	if flags == 0 || flags&^(flagHave|flagWant) != 0 {
+	if flags == 0 || flags&^(flagHave|flagWant|flagDecoded) != 0 {
 		return Control{}, fmt.Errorf("%w: flags %#x", ErrControl, flags)
 	}
-	c := Control{Parts: int(binary.LittleEndian.Uint16(b[1:]))}
+	c := Control{Parts: int(binary.LittleEndian.Uint16(b[1:])), Decoded: flags&flagDecoded != 0}
 	if c.Parts != parts {
 		return Control{}, fmt.Errorf("%w: %d parts, the group has %d", ErrControl, c.Parts, parts)
 	}

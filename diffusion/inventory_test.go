@@ -18,13 +18,15 @@ func TestControlRoundTrip(t *testing.T) {
 		{Parts: 23, Want: want},
 		{Parts: 23, Have: have, Want: want},
 		{Parts: 64, Have: diffusion.NewBits(64)},
+		{Parts: 23, Decoded: true},
+		{Parts: 23, Have: have, Decoded: true},
 	}
 	for _, c := range tests {
 		got, err := diffusion.DecodeControl(c.Encode(), c.Parts)
 		if err != nil {
 			t.Fatalf("DecodeControl(%+v): %v", c, err)
 		}
-		if !bytes.Equal(got.Have, c.Have) || !bytes.Equal(got.Want, c.Want) || (got.Have == nil) != (c.Have == nil) {
+		if !bytes.Equal(got.Have, c.Have) || !bytes.Equal(got.Want, c.Want) || (got.Have == nil) != (c.Have == nil) || got.Decoded != c.Decoded {
 			t.Errorf("round trip %+v → %+v", c, got)
 		}
 	}
@@ -40,7 +42,7 @@ func TestDecodeControlRejects(t *testing.T) {
 	tests := map[string][]byte{
 		"short":             {1, 0},
 		"no flag":           {0, 23, 0, 0, 0, 0},
-		"unknown flag":      {4, 23, 0, 0, 0, 0},
+		"unknown flag":      {8, 23, 0, 0, 0, 0},
 		"wrong part count":  diffusion.Control{Parts: 22, Have: diffusion.NewBits(22)}.Encode(),
 		"truncated bitmap":  good[:len(good)-1],
 		"trailing byte":     append(bytes.Clone(good), 0),
@@ -56,6 +58,7 @@ func TestDecodeControlRejects(t *testing.T) {
 func FuzzDecodeControl(f *testing.F) {
 	f.Add(diffusion.Control{Parts: 23, Have: diffusion.NewBits(23), Want: diffusion.NewBits(23)}.Encode(), 23)
 	f.Add([]byte{1, 1, 0, 1}, 1)
+	f.Add(diffusion.Control{Parts: 64, Decoded: true}.Encode(), 64)
 	f.Fuzz(func(t *testing.T, b []byte, parts int) {
 		if parts < 0 || parts > diffusion.MaxParts {
 			return

@@ -140,9 +140,13 @@ type Options struct {
 	// PushWidth is how many mesh peers get each new part eagerly in the
 	// phase-forwarding modes (DefaultPushWidth).
 	PushWidth int
-	// Pulls are the disciplined-pull rules of tier2 and tier3
+	// Pulls are the disciplined-pull rules of tier2, tier3 and tier4
 	// (DefaultPullRules for zero fields).
 	Pulls PullRules
+	// State are tier 4's rules (DefaultStateRules for zero fields);
+	// whole-paced reads its window, acknowledgement timeout and pace tick
+	// from them.
+	State StateRules
 }
 
 func (o Options) withDefaults() Options {
@@ -223,6 +227,9 @@ func New(m mode.Mode, o Options) (Policy, error) {
 		return nil, &OptionError{"Pulls.Ban", fmt.Errorf("%v, want >= 0", o.Pulls.Ban)}
 	case o.Pulls.Offers < 0 || o.Pulls.Items < 0:
 		return nil, &OptionError{"Pulls", fmt.Errorf("%+v, want no negative field", o.Pulls)}
+	}
+	if err := o.State.check(); err != nil {
+		return nil, err
 	}
 	return c(o)
 }

@@ -176,7 +176,7 @@ func newFixture(t *testing.T, m mode.Mode) fixture {
 	if err != nil {
 		t.Fatalf("NewCommitment: %v", err)
 	}
-	if m != mode.Whole && m != mode.WholePulls && len(pr.Messages) < 4 {
+	if info, _ := mode.Lookup(m); !info.OneMessage && len(pr.Messages) < 4 {
 		t.Fatalf("%s: %d parts, want at least 4 for these tests", m, len(pr.Messages))
 	}
 	return fixture{policy: p, slot: fixtureSlot, msgs: pr.Messages, prep: pr, commit: c}

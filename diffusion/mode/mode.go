@@ -29,6 +29,8 @@ const (
 	Tier2          Mode = "tier2"
 	WholePulls     Mode = "whole-pulls"
 	Tier3          Mode = "tier3"
+	WholePaced     Mode = "whole-paced"
+	Tier4          Mode = "tier4"
 )
 
 // Info describes one mode.
@@ -45,6 +47,14 @@ type Info struct {
 	// Coded is true when the parts carry an erasure code (data and parity
 	// shards).
 	Coded bool
+	// Acks is true when a sender waits for the receiver's acknowledgement
+	// (a window of copies in flight): a node that never acknowledges
+	// means something only here.
+	Acks bool
+	// PeerState is true when a node keeps what each peer reported holding
+	// and aims its pushes by it: an under-reporter means something only
+	// here.
+	PeerState bool
 }
 
 // Default is the mode a devnet runs when none is named.
@@ -55,11 +65,13 @@ const Default = Segmented
 var table = []Info{
 	{Mode: Whole, Summary: "one gossip message carrying the whole compressed payload", Clients: true, OneMessage: true},
 	{Mode: WholePulls, Summary: "whole-message gossip with tier 2's disciplined pulls (an RPC inspector on stock gossipsub's IHAVE/IWANT)", OneMessage: true},
+	{Mode: WholePaced, Summary: "whole-message gossip with paced announcements and at most three copies in flight per node, released by the receiver's acknowledgement (the whole payload as one part of the partial-messages extension: the stock router cannot hold a mesh push back)", OneMessage: true, Acks: true},
 	{Mode: Segmented, Summary: "EIP-8411 segments as independent gossip messages, published one after another", Clients: true},
 	{Mode: SegmentedBatch, Summary: "segments published as one batch: one copy of every segment before a second copy of any", Clients: true},
 	{Mode: Phase, Summary: "+ announce and phase forwarding: each new segment pushed to two mesh peers, announced to the rest at once"},
 	{Mode: Tier2, Summary: "+ disciplined pulls: one request per segment, an offer table of announcers, move-on after a window, brief bans"},
 	{Mode: Tier3, Summary: "+ a systematic erasure code: k data and m parity shards, any k rebuild, code consistency checked after rebuilding", Coded: true},
+	{Mode: Tier4, Summary: "+ state: a HAVE bitmap per peer and the rules that read it (cancel at dispatch, rarest first, the decode claim, a push budget, projection), striped publishing, a window of parts in flight, paced gossip, pushes to the peers furthest behind", Coded: true, Acks: true, PeerState: true},
 }
 
 // All returns every mode, in ladder order.

@@ -14,7 +14,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	_, err := mode.Parse("flood")
-	if err == nil || !strings.Contains(err.Error(), `unknown diffusion mode "flood" (want one of whole, whole-pulls, segmented`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown diffusion mode "flood" (want one of whole, whole-pulls, whole-paced, segmented`) {
 		t.Errorf("Parse(flood) = %v", err)
 	}
 	if _, ok := mode.Lookup(mode.Default); !ok {

@@ -62,10 +62,11 @@ var (
 	// UnackingWithholder is a withholder that also never acknowledges: it
 	// holds its pushers' window slots until they time out (tier 4).
 	UnackingWithholder = Role{Name: "unacking-withholder", Doc: "a withholder that also never acknowledges what it receives", Forward: true, Announce: true}
-	// UnderReporter forwards, answers and announces, but tells each pusher
-	// it holds only what that pusher sent, to draw pushes (tier 4's
-	// furthest-behind rule in its plain form gives it most of them).
-	UnderReporter = Role{Name: "under-reporter", Doc: "tells each pusher it holds only what that pusher sent", Forward: true, Answer: true, Announce: true, Acknowledge: true, UnderReport: true}
+	// UnderReporter tells each pusher it holds only what that pusher sent,
+	// to draw pushes, and passes nothing on (the design's tailored
+	// under-reporter: tier 4's furthest-behind rule in its plain form gives
+	// it most pushes, which go no further).
+	UnderReporter = Role{Name: "under-reporter", Doc: "tells each pusher it holds only what that pusher sent, and passes nothing on", Announce: true, Acknowledge: true, UnderReport: true}
 )
 
 // Honest reports whether r is the honest relay: verdicts cover honest

@@ -10,6 +10,7 @@ import (
 
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/eip8411"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
@@ -60,10 +61,21 @@ type Config struct {
 	PushWidth    int    `json:"push_width,omitempty" doc:"mesh peers each new segment is pushed to eagerly in the phase-forwarding modes (0: the policy's default)"`
 	// PullWindow, PullDelay and PullBan are the disciplined-pull rules of
 	// the modes that have them (zero: diffusion.DefaultPullRules).
-	PullWindow time.Duration    `json:"pull_window,omitempty" doc:"disciplined pulls: how long a request may stay unanswered before the next announcer is asked (0: the policy's default)"`
-	PullDelay  time.Duration    `json:"pull_delay,omitempty" doc:"disciplined pulls: wait after the first announcement of a missing segment before asking (0: the policy's default; -1ns: at once)"`
-	PullBan    time.Duration    `json:"pull_ban,omitempty" doc:"disciplined pulls: how long a peer whose request lapsed is not asked (0: the policy's default)"`
-	NodeClass  devnet.LinkClass `json:"node_class" group:"network" doc:"link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom"`
+	PullWindow time.Duration `json:"pull_window,omitempty" doc:"disciplined pulls: how long a request may stay unanswered before the next announcer is asked (0: the policy's default)"`
+	PullDelay  time.Duration `json:"pull_delay,omitempty" doc:"disciplined pulls: wait after the first announcement of a missing segment before asking (0: the policy's default; -1ns: at once)"`
+	PullBan    time.Duration `json:"pull_ban,omitempty" doc:"disciplined pulls: how long a peer whose request lapsed is not asked (0: the policy's default)"`
+	// Without, Aim, FlightWindow, WindowRTT, AckTimeout, PaceTick and
+	// CappedSource are tier 4's rules (diffusion.StateRules; zero: the
+	// policy's defaults); whole-paced reads the window, the
+	// acknowledgement timeout and the pace tick.
+	Without      string           `json:"without,omitempty" doc:"tier 4: cards switched off, comma-separated (cancel, rarest, decode-claim, push-budget, projection, stripe, window, pace, aim, fast-push)"`
+	Aim          string           `json:"aim,omitempty" doc:"tier 4: the furthest-behind rule's form, safer or plain (empty: safer)"`
+	FlightWindow int              `json:"flight_window,omitempty" doc:"tier 4: parts in flight per node (0: sized from the node's uplink and window-rtt); whole-paced: copies in flight (0: three)"`
+	WindowRTT    time.Duration    `json:"window_rtt,omitempty" doc:"tier 4: the typical round trip the window is sized for (0: the policy's default)"`
+	AckTimeout   time.Duration    `json:"ack_timeout,omitempty" doc:"tier 4 and whole-paced: how long a copy in flight waits for its acknowledgement (0: the policy's default)"`
+	PaceTick     time.Duration    `json:"pace_tick,omitempty" doc:"tier 4 and whole-paced: the interval between two paced announcements (0: the policy's default)"`
+	CappedSource bool             `json:"capped_source,omitempty" doc:"tier 4: the builder pushes its first copies and announces to nobody"`
+	NodeClass    devnet.LinkClass `json:"node_class" group:"network" doc:"link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom"`
 	// DatacenterShare: the first ⌊share·(Nodes−1)⌋ non-builder nodes by
 	// index, as the prototype assigns them.
 	DatacenterShare float64          `json:"datacenter_share" group:"network" doc:"share of non-builder nodes on 1 Gbps datacenter links (0..1)"`
@@ -291,6 +303,8 @@ func (c Config) Validate() error {
 		bad("stress", "%s: package stress registers this condition, but the embedded devnet does not apply it (it has no entry in conditionEffects, internal/devnet/embedded/simulate.go)", name)
 	} else if info, _ := mode.Lookup(c.Mode); c.omit() > 0 && info.OneMessage {
 		bad("stress", "omit=%d in mode %s, whose payload is one message: want 0", c.omit(), c.Mode)
+	} else if r, why, ok := c.meaninglessRole(info); ok {
+		bad("stress", "%s=%v in mode %s: %s", r, c.Stress[r], c.Mode, why)
 	}
 	if c.CustomUpMbps < 0 || c.CustomDownMbps < 0 {
 		bad("custom_up_mbps", "%d up / %d down, want >= 0", c.CustomUpMbps, c.CustomDownMbps)
@@ -416,9 +430,15 @@ func (c Config) partsPerPayload() (int, error) {
 
 // policy is the registered diffusion policy for c's mode with c's options.
 func (c Config) policy() (diffusion.Policy, error) {
+	without, err := diffusion.ParseCards(c.Without)
+	if err != nil {
+		return nil, &diffusion.OptionError{Option: "State.Without", Err: err}
+	}
 	return diffusion.New(c.Mode, diffusion.Options{SegmentSize: c.SegmentSize, InstallTimeout: c.InstallTimeout,
 		PushWidth: c.PushWidth, Pulls: diffusion.PullRules{Window: c.PullWindow, Delay: c.PullDelay, Ban: c.PullBan},
-		Order: c.order(), Parity: c.ParityShards})
+		Order: c.order(), Parity: c.ParityShards,
+		State: diffusion.StateRules{Without: without, Aim: diffusion.Aim(c.Aim), Window: c.FlightWindow, RTT: c.WindowRTT,
+			AckTimeout: c.AckTimeout, PaceTick: c.PaceTick, CappedSource: c.CappedSource}})
 }
 
 // policyOptionKeys names the spec key of each diffusion option (what
@@ -426,6 +446,8 @@ func (c Config) policy() (diffusion.Policy, error) {
 var policyOptionKeys = map[string]string{
 	"SegmentSize": "segment_size", "InstallTimeout": "install_timeout", "PushWidth": "push_width",
 	"Pulls.Window": "pull_window", "Pulls.Ban": "pull_ban", "Pulls": "pull_window", "Parity": "parity_shards",
+	"State.Without": "without", "State.Aim": "aim", "State.Window": "flight_window", "State": "ack_timeout",
+	"State.PushBudget": "push_width", "State.UplinkMbps": "custom_up_mbps",
 }
 
 // unapplied returns the first condition of c.Stress, by name, that the
@@ -437,6 +459,34 @@ func (c Config) unapplied() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// meaninglessRole returns a role the stress places that refuses only what
+// the mode never asks of a node (an acknowledgement, an honest report to
+// each pusher), and why: such a run would measure the role it is otherwise
+// equal to under another name.
+func (c Config) meaninglessRole(info mode.Info) (name, why string, ok bool) {
+	var acks, state []string
+	for _, m := range mode.All() {
+		if m.Acks {
+			acks = append(acks, string(m.Mode))
+		}
+		if m.PeerState {
+			state = append(state, string(m.Mode))
+		}
+	}
+	for _, r := range role.Adversarial() {
+		if c.Stress[r.Name] == 0 {
+			continue
+		}
+		switch {
+		case r.UnderReport && !info.PeerState:
+			return r.Name, fmt.Sprintf("the mode keeps no state per peer, so an under-reporter's reports change nothing (modes that keep it: %s)", strings.Join(state, ", ")), true
+		case r.Announce && !r.Acknowledge && !info.Acks:
+			return r.Name, fmt.Sprintf("the mode asks for no acknowledgements, so one that never acknowledges changes nothing (modes that ask: %s)", strings.Join(acks, ", ")), true
+		}
+	}
+	return "", "", false
 }
 
 // omit is how many parts of each payload the builder never sends.

@@ -49,6 +49,21 @@ func TestConfigValidate(t *testing.T) {
 		{name: "pull window below zero", mod: func(c *embedded.Config) { c.PullWindow = -time.Second }, wantErr: "pull_window: -1s, want >= 0"},
 		{name: "loss of every delivery", mod: func(c *embedded.Config) { c.Stress = stress.Set{"loss-data": 1} }, wantErr: "stress: loss-data=1: want a probability 0 ≤ p < 1"},
 		{name: "several at once", mod: func(c *embedded.Config) { c.Payloads = 0; c.PTCSize = 0 }, wantErr: "ptc_size: 0"},
+		{name: "tier 4 with cards off", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Without = "cancel, window"; c.Aim = "plain" }},
+		{name: "an unknown card", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Without = "rarst" }, wantErr: `without: unknown card "rarst"`},
+		{name: "an unknown aim", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Aim = "random" }, wantErr: `aim: "random", want safer or plain`},
+		{name: "a negative window", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.FlightWindow = -1 }, wantErr: "flight_window: -1"},
+		{name: "under-reporters in tier 4", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Stress = stress.Set{"under-reporter": 0.25} }},
+		{name: "under-reporters without per-peer state", mod: func(c *embedded.Config) { c.Mode = mode.Tier2; c.Stress = stress.Set{"under-reporter": 0.25} },
+			wantErr: "stress: under-reporter=0.25 in mode tier2: the mode keeps no state per peer"},
+		{name: "unacknowledging withholders in whole-paced", mod: func(c *embedded.Config) {
+			c.Mode = mode.WholePaced
+			c.Stress = stress.Set{"unacking-withholder": 0.25}
+		}},
+		{name: "unacknowledging withholders without acknowledgements", mod: func(c *embedded.Config) {
+			c.Mode = mode.Tier3
+			c.Stress = stress.Set{"unacking-withholder": 0.25}
+		}, wantErr: "stress: unacking-withholder=0.25 in mode tier3: the mode asks for no acknowledgements, so one that never acknowledges changes nothing (modes that ask: whole-paced, tier4)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"testing"
 
 	"github.com/segdiff/segdiff/diffusion/role"
@@ -16,6 +17,7 @@ import (
 func TestPlanAppliesStress(t *testing.T) {
 	c := DefaultConfig()
 	c.Nodes, c.Degree, c.Payloads = 16, 14, 2
+	c.Mode = mode.Tier4 // the mode in which an under-reporter means something
 	c.Stress = stress.Set{stress.ThinUplink.Name: 10, role.Withholder.Name: 0.25, role.UnderReporter.Name: 0.2,
 		stress.LossData.Name: 0.05, stress.LossRequests.Name: 0.1, stress.Omit.Name: 2}
 	if err := c.Validate(); err != nil {

@@ -127,6 +127,12 @@ func (c *Config) Set(name, value string) error {
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(value)
+	case reflect.Bool:
+		v, err := strconv.ParseBool(value)
+		if err != nil {
+			return errors.New("not a boolean (true or false)")
+		}
+		f.SetBool(v)
 	case reflect.Int, reflect.Int64:
 		v, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {

@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"github.com/segdiff/segdiff/diffusion/mode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -150,6 +151,7 @@ func TestEveryStressConditionIsApplied(t *testing.T) {
 		stress.Count: "1", stress.Bytes: "131072", stress.Mbps: "20"}
 	for _, cond := range stress.Conditions() {
 		c := embedded.DefaultConfig()
+		c.Mode = mode.Tier4 // every role means something in tier 4
 		if err := c.Set(cond.Name, values[cond.Kind]); err != nil {
 			t.Fatalf("%s: %v", cond.Name, err)
 		}

@@ -220,7 +220,7 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	for i, h := range meta.Nodes {
 		np := plan.Nodes[i]
 		spec := node.Spec{Index: i, Role: np.Role, InstallDelay: np.InstallDelay, Gossip: plan.Gossip,
-			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole}
+			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole, UplinkMbps: np.Rates.UpMbps}
 		n, err := node.New(spec, h, plan.Policy, sink)
 		if err != nil {
 			return nil, err

@@ -91,6 +91,9 @@ type Spec struct {
 	LossRand *rand.Rand
 	// PeerRole says how each peer behaves (nil: every peer relays).
 	PeerRole func(peer.ID) diffusion.Role
+	// UplinkMbps is the node's configured uplink, which policies that size
+	// their sending from it read (diffusion.Uplinker).
+	UplinkMbps int
 }
 
 // Loss is the probability that one arrival of each kind is dropped.
@@ -312,6 +315,9 @@ func (n *Node) Commitment(slot uint64) (diffusion.Commitment, bool) {
 
 // Role is the node's role.
 func (n *Node) Role() diffusion.Role { return n.spec.Role }
+
+// UplinkMbps is the node's configured uplink (diffusion.Uplinker).
+func (n *Node) UplinkMbps() int { return n.spec.UplinkMbps }
 
 // PeerRole is how peer p behaves (the simulation knows every node's role).
 func (n *Node) PeerRole(p peer.ID) diffusion.Role {

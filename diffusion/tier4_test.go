@@ -1,0 +1,256 @@
+package diffusion
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/diffusion/role"
+)
+
+// Tier 4 and whole-paced on one node, driven on its loop state without a
+// router: dispatch is called directly where a flush would call it.
+
+func newTier4Node(t *testing.T, m mode.Mode, r Role, rules StateRules) (*phasedNode, *fakeEnv, fixture) {
+	t.Helper()
+	f := newFixture(t, m)
+	if rules.Without != nil || rules.Window != 0 || rules.Aim != "" {
+		p, err := New(m, Options{SegmentSize: 2048, State: rules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.policy = p
+	}
+	n, env := newPhaseNode(t, f, r)
+	return n, env, f
+}
+
+// tier4Roles are the roles tier 4 reads, the state roles included.
+var tier4Roles = []Role{Relay, Withholder, Silent, Mute, role.UnackingWithholder, role.UnderReporter}
+
+func TestTier4ForwardAcknowledgeAnnounce(t *testing.T) {
+	for _, r := range tier4Roles {
+		t.Run(r.Name, func(t *testing.T) {
+			n, env, f := newTier4Node(t, mode.Tier4, r, StateRules{})
+			g := n.newGroup(f.commit)
+			n.part(g, "m1", f.msgs[0])
+			if !g.held.Has(0) || env.ev.received != 1 {
+				t.Fatalf("part 0 held %v, received %d", g.held.Has(0), env.ev.received)
+			}
+			n.dispatch(time.Now())
+			parts, have := outbox(g)
+			pushed := 0
+			for p, ps := range parts {
+				if p == "m1" || !slices.Equal(ps, []int{0}) {
+					t.Errorf("%s was sent %v (m1 sent part 0)", p, ps)
+				}
+				pushed++
+			}
+			if want := map[bool]int{true: DefaultStateRules.PushBudget}[r.Forward]; pushed != want {
+				t.Errorf("pushed to %d peers, want %d (forwards %v)", pushed, want, r.Forward)
+			}
+			// An announcing node tells its whole mesh, the sender (the
+			// acknowledgement) and the peers it pushes to included.
+			var want []peer.ID
+			if r.Announce {
+				want = slices.Clone(phaseMesh)
+			}
+			if !slices.Equal(have, want) {
+				t.Errorf("queued inventory to %v, want %v", have, want)
+			}
+			// What each peer would be told.
+			for _, p := range phaseMesh {
+				got := n.haveFor(g, p)
+				switch {
+				case r.UnderReport && p == "m1":
+					if !slices.Equal(got, bitsOf(g.parts, 0)) {
+						t.Errorf("the under-reporter tells m1 %v, want only what m1 sent", got)
+					}
+				case r.UnderReport:
+					if got != nil {
+						t.Errorf("the under-reporter tells %s %v, want nothing (it sent nothing)", p, got)
+					}
+				case !r.Acknowledge && p == "m1":
+					if got != nil {
+						t.Errorf("a node that does not acknowledge tells its pusher %v", got)
+					}
+				default:
+					if !got.Has(0) {
+						t.Errorf("%s is not told of part 0", p)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTier4DecodeClaim(t *testing.T) {
+	t.Run("a node that can rebuild claims it to its mesh, once", func(t *testing.T) {
+		n, env, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+		g := n.newGroup(f.commit)
+		for i := range g.need {
+			n.part(g, "m1", f.msgs[i])
+		}
+		if env.ev.completed != 1 {
+			t.Fatalf("completed %d times, want 1", env.ev.completed)
+		}
+		for _, p := range phaseMesh {
+			if o := g.outbox[p]; o == nil || !o.claim {
+				t.Errorf("no decode claim queued to %s", p)
+			}
+			if !n.claimFor(g, p) || n.claimFor(g, p) {
+				t.Errorf("the claim to %s is not sent exactly once", p)
+			}
+		}
+	})
+	t.Run("a claim cancels what is queued to the claimant", func(t *testing.T) {
+		n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{Without: []Card{CardAim}})
+		g := n.newGroup(f.commit)
+		n.part(g, "m1", f.msgs[0])
+		// m2..m5 claim: nobody is left to push to.
+		for _, p := range phaseMesh[1:] {
+			n.control(g, p, Control{Parts: g.parts, Decoded: true})
+		}
+		n.dispatch(time.Now())
+		if parts, _ := outbox(g); len(parts) != 0 {
+			t.Errorf("pushed %v to peers that claimed the payload", parts)
+		}
+		if n.st.queue.Len() != 0 {
+			t.Errorf("%d tickets left in the queue", n.st.queue.Len())
+		}
+	})
+	t.Run("without the card no claim", func(t *testing.T) {
+		n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{Without: []Card{CardDecodeClaim}})
+		g := n.newGroup(f.commit)
+		for i := range g.need {
+			n.part(g, "m1", f.msgs[i])
+		}
+		for p, o := range g.outbox {
+			if o.claim {
+				t.Errorf("a claim queued to %s with the card off", p)
+			}
+		}
+	})
+}
+
+func TestTier4WindowHoldsTheBacklog(t *testing.T) {
+	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{Window: 2, Without: []Card{CardAim}})
+	g := n.newGroup(f.commit)
+	now := time.Now()
+	for i := range 4 {
+		n.part(g, "m1", f.msgs[i])
+	}
+	n.dispatch(now)
+	parts, _ := outbox(g)
+	sent := 0
+	for _, ps := range parts {
+		sent += len(ps)
+	}
+	if sent != 2 || n.st.window.Used() != 2 {
+		t.Fatalf("a window of two wrote %d parts (%d in flight)", sent, n.st.window.Used())
+	}
+	// One receiver acknowledges (its inventory shows the part): one more
+	// goes out.
+	var acker peer.ID
+	var part int
+	for p, ps := range parts {
+		acker, part = p, ps[0]
+		break
+	}
+	g.outbox = map[peer.ID]*partialSend{}
+	n.control(g, acker, Control{Parts: g.parts, Have: bitsOf(g.parts, part)})
+	n.dispatch(now)
+	if parts, _ := outbox(g); len(parts) != 1 {
+		t.Fatalf("after one acknowledgement wrote %v, want one part", parts)
+	}
+	// Nobody acknowledges: the slots lapse after the timeout.
+	g.outbox = map[peer.ID]*partialSend{}
+	n.dispatch(now.Add(DefaultStateRules.AckTimeout))
+	if parts, _ := outbox(g); len(parts) == 0 {
+		t.Error("nothing written after every slot lapsed")
+	}
+}
+
+func TestTier4PacedGossip(t *testing.T) {
+	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+	g := n.newGroup(f.commit)
+	g.held.Set(0)
+	g.msgs[0] = f.msgs[0]
+	n.onEmitGossip(f.policy.Topic(), g.id, []peer.ID{"g1", "g2", "g3"}, nil)
+	n.drain()
+	if _, have := outbox(g); len(have) != 1 {
+		t.Fatalf("announced to %v at once, want one peer a tick", have)
+	}
+	if n.st.pacer.queue == nil || len(n.st.pacer.queue) != 2 {
+		t.Errorf("%d announcements wait, want 2", len(n.st.pacer.queue))
+	}
+}
+
+func TestWholePaced(t *testing.T) {
+	t.Run("one part completes the payload; every mesh peer is told; at most three copies go out", func(t *testing.T) {
+		n, env, f := newTier4Node(t, mode.WholePaced, Relay, StateRules{})
+		if len(f.msgs) != 1 {
+			t.Fatalf("whole-paced prepared %d messages, want one envelope", len(f.msgs))
+		}
+		g := n.newGroup(f.commit)
+		if g.parts != 1 || g.need != 1 {
+			t.Fatalf("group of %d parts needing %d, want 1 and 1", g.parts, g.need)
+		}
+		n.part(g, "m1", f.msgs[0])
+		if env.ev.completed != 1 || !g.done {
+			t.Fatalf("completed %d, done %v", env.ev.completed, g.done)
+		}
+		n.dispatch(time.Now())
+		parts, have := outbox(g)
+		if len(parts) != wholePacedCopies {
+			t.Errorf("%d copies written at once, want %d", len(parts), wholePacedCopies)
+		}
+		if !slices.Equal(have, phaseMesh) {
+			t.Errorf("told %v, want the whole mesh (IDONTWANT, and the acknowledgement to m1)", have)
+		}
+		// The remaining mesh peer says it holds the payload: its copy is
+		// cancelled.
+		g.outbox = map[peer.ID]*partialSend{}
+		for _, p := range phaseMesh[1:] {
+			if _, sent := parts[p]; !sent {
+				n.control(g, p, Control{Parts: 1, Have: bitsOf(1, 0)})
+			}
+		}
+		for p := range parts {
+			n.control(g, p, Control{Parts: 1, Have: bitsOf(1, 0)})
+		}
+		n.dispatch(time.Now())
+		if parts, _ := outbox(g); len(parts) != 0 {
+			t.Errorf("wrote %v to peers that hold the payload", parts)
+		}
+	})
+	t.Run("a gossip peer's announcement is asked for, a mesh peer's is not", func(t *testing.T) {
+		n, _, f := newTier4Node(t, mode.WholePaced, Relay, StateRules{})
+		g := n.newGroup(f.commit)
+		n.control(g, "m1", Control{Parts: 1, Have: bitsOf(1, 0)})
+		n.control(g, "g1", Control{Parts: 1, Have: bitsOf(1, 0)})
+		if o := g.outbox["m1"]; o != nil && o.want != nil {
+			t.Error("asked a mesh peer, which pushes")
+		}
+		if o := g.outbox["g1"]; o == nil || !o.want.Has(0) {
+			t.Error("did not ask the gossip peer that announced")
+		}
+	})
+	t.Run("the envelope is verified", func(t *testing.T) {
+		n, env, f := newTier4Node(t, mode.WholePaced, Relay, StateRules{})
+		g := n.newGroup(f.commit)
+		bad := slices.Clone(f.msgs[0])
+		bad[len(bad)-1] ^= 0x40
+		if err := n.onIncomingRPC("m1", nil, &pb.PartialMessagesExtension{GroupID: g.id, PartialMessage: bad}); err != nil {
+			t.Fatal(err)
+		}
+		n.drain()
+		if g.held.Has(0) || len(env.ev.rejected) != 1 {
+			t.Errorf("a corrupt envelope: held %v, rejected %v", g.held.Has(0), env.ev.rejected)
+		}
+	})
+}
