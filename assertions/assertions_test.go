@@ -167,6 +167,10 @@ func TestVerdicts(t *testing.T) {
 		{name: "speedup", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 4), samples, 0.5, 3), wantPass: true, wantMeasured: 4},
 		{name: "speedup too small", verdict: assertions.SpeedupAtLeast("speedup", scale(samples, 2), samples, 0.5, 3), wantMeasured: 2, wantText: []string{"speedup = 2.00x, budget >= 3.00x: FAILED", "worst: r1 (home) 2s at slot 13"}},
 		{name: "speedup empty", verdict: assertions.SpeedupAtLeast("speedup", nil, samples, 0.5, 3), wantText: []string{"no samples"}},
+		{name: "copies ratio", verdict: assertions.RatioAtMost("ratio", assertions.UnitCopies, samples, scale(samples, 2), 0.5, 0.9), wantPass: true, wantMeasured: 0.5},
+		{name: "copies ratio too high", verdict: assertions.RatioAtMost("ratio", assertions.UnitCopies, scale(samples, 2), samples, 0.5, 0.9), wantMeasured: 2,
+			wantText: []string{"ratio = 2.00x, budget <= 0.90x: FAILED"}},
+		{name: "copies ratio empty", verdict: assertions.RatioAtMost("ratio", assertions.UnitCopies, samples, nil, 0.5, 0.9), wantText: []string{"no samples"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

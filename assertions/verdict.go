@@ -278,6 +278,26 @@ func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdic
 	return v
 }
 
+// RatioAtMost checks that the q-quantile of num divided by that of den is
+// at most ratio, for samples of one unit (copies: "tier4 moves at most 0.9
+// times tier3's"). Worst holds the highest samples of num.
+func RatioAtMost(check string, unit Unit, num, den []Sample, q, ratio float64) Verdict {
+	if len(num) == 0 || len(den) == 0 {
+		return noSamples(check, UnitRatio, OpAtMost, ratio)
+	}
+	qn, qd := stats.Quantile(values(num), q), stats.Quantile(values(den), q)
+	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtMost, Budget: ratio, WorstUnit: unit}
+	coverage(&v, num)
+	if qd <= 0 {
+		v.Reason = fmt.Sprintf("denominator quantile is %s, cannot form a ratio", unit.Format(qd))
+		return v
+	}
+	v.Measured = qn / qd
+	v.Pass = OpAtMost.holds(v.Measured, ratio)
+	v.Worst = worstNodes(num, true)
+	return v
+}
+
 // NoneComplete checks that no receiver completed any of slots: the verdict
 // of a network the design says must fail (segments without a code when the
 // source omits some). completed holds the receivers' completions; stranded

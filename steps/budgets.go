@@ -37,7 +37,8 @@ var Budgets = map[string]Budget{
 	"EL_IMPORT_MAX": {assertions.UnitSeconds, "time after the reveal by which every EL must hold each warm payload's block (duration)"},
 	"PAYLOAD_FILL":  {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
 	"PAYLOAD_BYTES": {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
-	"SPEEDUP":       {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
+	"SPEEDUP":       {assertions.UnitRatio, "minimum ratio of the slower mode's median completion to the faster mode's (number)"},
+	"COPIES_RATIO":  {assertions.UnitRatio, "maximum ratio of the lighter mode's median copies " + assertions.CopiesOverSlot.String() + " to the heavier mode's (number)"},
 }
 
 // budgetKeys returns the keys of Budgets, sorted.

@@ -66,6 +66,28 @@ func completionPair(st *scenario, slowMode, fastMode string) (slow, fast []asser
 	return slow, fast, nil
 }
 
+// copiesPair reads the copies over each warm slot per receiver of two
+// modes' devnets.
+func copiesPair(st *scenario, aMode, bMode string) (a, b []assertions.Sample, err error) {
+	ao, err := st.byMode(aMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	bo, err := st.byMode(bMode)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a, err = assertions.Copies(ao.net, ao.slots, assertions.CopiesOverSlot); err != nil {
+		return nil, nil, err
+	}
+	if b, err = assertions.Copies(bo.net, bo.slots, assertions.CopiesOverSlot); err != nil {
+		return nil, nil, err
+	}
+	st.samples(report.KindCopies, ao, a)
+	st.samples(report.KindCopies, bo, b)
+	return a, b, nil
+}
+
 // addBudget records a budget checked on one devnet for the report: it is
 // drawn in that devnet's panel only.
 func (s *Suite) addBudget(b report.BudgetLine) {

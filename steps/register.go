@@ -54,6 +54,7 @@ func (s *Suite) definitions() []definition {
 		{bytes, "Then", `^no node receives more than (\S+) payload copies over any warm slot$`, s.maxCopies, &assertions.CheckCopiesMax},
 		{install, "Then", `^every node's block-install delay is at most (\S+)$`, s.installDelay, &assertions.CheckInstallMax},
 		{comparison, "Then", `^the ` + modes + ` median completion is at least (\S+) times faster than ` + modes + `$`, s.speedup, nil},
+		{comparison, "Then", `^the ` + modes + ` median node receives at most (\S+) times the payload copies of ` + modes + ` over a warm slot$`, s.copiesRatio, nil},
 		// Every diffusion scenario, before its budgets (payload_size.go).
 		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast, nil},
 		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported, nil},
@@ -198,6 +199,25 @@ func (s *Suite) maxCopies(ctx context.Context, budget string) error {
 
 func (s *Suite) installDelay(ctx context.Context, budget string) error {
 	return measure(ctx, assertions.CheckInstallMax, budget)
+}
+
+// copiesRatio compares the median node's copies over a warm slot on two
+// identical devnets.
+func (s *Suite) copiesRatio(ctx context.Context, lightMode, ratio, heavyMode string) error {
+	st, err := state(ctx)
+	if err != nil {
+		return err
+	}
+	f, err := envBudget("COPIES_RATIO", ratio)
+	if err != nil {
+		return err
+	}
+	check := fmt.Sprintf("%s median copies %s / %s median copies", lightMode, assertions.CopiesOverSlot, heavyMode)
+	light, heavy, err := copiesPair(st, lightMode, heavyMode)
+	if err != nil {
+		return st.fail(check, assertions.UnitRatio, assertions.OpAtMost, f.value, err)
+	}
+	return st.record(assertions.RatioAtMost(check, assertions.UnitCopies, light, heavy, 0.5, f.value), f)
 }
 
 func (s *Suite) speedup(ctx context.Context, fastMode, factor, slowMode string) error {
