@@ -38,6 +38,9 @@ var Budgets = map[string]Budget{
 	"PAYLOAD_FILL":  {assertions.UnitShare, "minimum raw payload size of every warm slot, as a share of PAYLOAD_BYTES (percent)"},
 	"PAYLOAD_BYTES": {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
 	"SPEEDUP":       {assertions.UnitRatio, "minimum ratio of whole-mode to segmented-mode median completion (number)"},
+	// The two sources and the two populations (steps/sources.go).
+	"SOURCES_AGREE":      {assertions.UnitSeconds, "largest difference between a node's contract completion and its execution_payload_available event, every patched node and warm slot (duration)"},
+	"POPULATION_SPEEDUP": {assertions.UnitRatio, "minimum ratio of the unpatched nodes' to the patched nodes' median completion on a mixed devnet, both from the standard API (number)"},
 }
 
 // budgetKeys returns the keys of Budgets, sorted.

@@ -204,3 +204,6 @@ func (s *Stream) once(ctx context.Context, h StreamHandler) (delivered bool, err
 // standard source carries; a real enclave adds its own delivery (container
 // network, the node's event queue), which no event stream reveals.
 const ReceiptBiasMedian = time.Millisecond
+
+// ReceiptBias states the bias beside every figure from the standard source.
+const ReceiptBias = "times at the suite's receipt of each event (bias measured on loopback: 0.1-0.2 ms median, p99 under 0.6 ms, bound 1 ms; an enclave adds its own delivery)"

@@ -406,6 +406,9 @@ func (w *Watch) addBytes(snap *metrics.Snapshot, nw *node) {
 		_ = snap.AddSlot(slot).SetCount(metrics.NameReceivedBytes+`{kind="data"}`, next.bytes-at.bytes)
 	}
 	for slot, why := range byteGaps(nw.counter) {
+		if slot < w.first {
+			continue
+		}
 		if snap.Gaps[slot] != "" {
 			why = snap.Gaps[slot] + "; " + why
 		}
