@@ -99,7 +99,7 @@ func TestReadmeKurtosisCommandPassesOnAHealthyEnclave(t *testing.T) {
 
 // checkReport reads a run's results.json: every verdict names a source,
 // and the completion verdicts come from source and measure the fake's
-// timings (the standard API's within a loaded machine's timer slack).
+// timings (within a loaded 2-core machine's timer slack, 0.1 s).
 func checkReport(t *testing.T, path, source string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -121,7 +121,7 @@ func checkReport(t *testing.T, path, source string) {
 				continue
 			}
 			delete(want, v.Check)
-			if !strings.HasPrefix(v.Source, source) || math.Abs(v.Measured-w) > 0.03 {
+			if !strings.HasPrefix(v.Source, source) || math.Abs(v.Measured-w) > 0.1 {
 				t.Errorf("%s = %v from %q, want %v from the %s", v.Check, v.Measured, v.Source, w, source)
 			}
 		}

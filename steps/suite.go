@@ -145,6 +145,7 @@ type Suite struct {
 	interrupted atomic.Int32  // signals Interrupt has seen
 	aborted     chan struct{} // closed by Abort: no report is written after it
 	abortOnce   sync.Once
+	gapsSeen    map[string]bool // standard-record gaps printed, by devnet and line
 }
 
 // New returns a Suite with cfg's defaults applied.

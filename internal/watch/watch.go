@@ -44,13 +44,12 @@ type Sizer interface {
 type Option func(*parameters)
 
 type parameters struct {
-	now         func() time.Time
-	backoff     [2]time.Duration
-	settle      time.Duration
-	sizer       Sizer
-	scrape      []scrape.Option
-	sizeRetry   time.Duration
-	noByteWatch bool
+	now       func() time.Time
+	backoff   [2]time.Duration
+	settle    time.Duration
+	sizer     Sizer
+	scrape    []scrape.Option
+	sizeRetry time.Duration
 }
 
 // WithStreamBackoff sets the reconnection wait after a drop and its cap

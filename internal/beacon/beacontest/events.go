@@ -202,12 +202,18 @@ func Envelope(slot uint64, txBytes int) *gloas.SignedExecutionPayloadEnvelope {
 }
 
 // PutEnvelope stores slot's envelope, served by
-// /eth/v1/beacon/execution_payload_envelopes/{slot}.
+// /eth/v1/beacon/execution_payload_envelopes/{slot}. The response is
+// encoded here, once: a megabyte of hex per request would cost the live
+// fakes' timers their accuracy.
 func (c *Chain) PutEnvelope(slot uint64, e *gloas.SignedExecutionPayloadEnvelope) {
+	body, err := json.Marshal(map[string]any{"data": e, "version": "gloas", "execution_optimistic": false, "finalized": false})
+	if err != nil {
+		panic(fmt.Sprintf("beacontest: envelope of slot %d: %v", slot, err))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.envelopes == nil {
-		c.envelopes = map[uint64]*gloas.SignedExecutionPayloadEnvelope{}
+		c.envelopes = map[uint64][]byte{}
 	}
-	c.envelopes[slot] = e
+	c.envelopes[slot] = body
 }

@@ -44,7 +44,7 @@ type Chain struct {
 	Clock     *Clock
 	blocks    map[uint64]*gloas.SignedBeaconBlock
 	roots     map[uint64]phase0.Root
-	envelopes map[uint64]*gloas.SignedExecutionPayloadEnvelope
+	envelopes map[uint64][]byte // encoded responses
 }
 
 // NewChain returns a chain with the given genesis and mainnet-like Gloas
@@ -170,12 +170,14 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "block id must be a slot in this fake: "+id)
 			return
 		}
-		e, ok := c.envelopes[slot]
+		body, ok := c.envelopes[slot]
 		if !ok {
 			writeError(w, http.StatusNotFound, "NOT_FOUND: no execution payload envelope for slot "+id)
 			return
 		}
-		writeData(w, e, "gloas")
+		w.Header().Set("Eth-Consensus-Version", "gloas")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
 	case path == "/eth/v1/config/spec":
 		writeData(w, c.Spec, "")
 	case strings.HasPrefix(path, "/eth/v1/beacon/blocks/") && strings.HasSuffix(path, "/root"):

@@ -52,6 +52,10 @@ type EnclaveConfig struct {
 	// Clients, when set with Client, gives some nodes another kind of
 	// client (by node id): a mixed devnet.
 	Clients map[string]Client
+	// AvailableLag, with Client, delays every receiver's
+	// execution_payload_available event this long after the completion its
+	// contract series carry: a client whose two sources disagree.
+	AvailableLag time.Duration
 }
 
 // The default fake chain: 6 epochs of 8 slots, so "the chain has finished

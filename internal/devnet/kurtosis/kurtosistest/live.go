@@ -137,7 +137,7 @@ func startLive(t testing.TB, cfg EnclaveConfig) *Enclave {
 		}
 		var stream *beacontest.Stream
 		if k.Events {
-			stream = &beacontest.Stream{Clock: clock, Events: liveEvents(net, n)}
+			stream = &beacontest.Stream{Clock: clock, Events: liveEvents(net, n, cfg.AvailableLag)}
 			if n.ID == LiveDropNode {
 				stream.DropAt = LiveDropAt
 			}
@@ -153,8 +153,9 @@ func revealAt(net metricstest.Network, slot uint64) time.Duration {
 	return net.Reveal(slot).Sub(net.SlotStart(0))
 }
 
-// liveEvents is node n's event stream for net's history (see startLive).
-func liveEvents(net metricstest.Network, n metricstest.Node) []beacontest.Event {
+// liveEvents is node n's event stream for net's history (see startLive),
+// a receiver's availability lag after its completion.
+func liveEvents(net metricstest.Network, n metricstest.Node, lag time.Duration) []beacontest.Event {
 	var out []beacontest.Event
 	for slot := uint64(1); slot <= uint64(net.Slots); slot++ {
 		start := net.SlotStart(slot).Sub(net.SlotStart(0))
@@ -162,7 +163,7 @@ func liveEvents(net metricstest.Network, n metricstest.Node) []beacontest.Event 
 		gossip, available := reveal, reveal
 		if !n.Builder {
 			d := net.CompletionDelay(n.Index)
-			gossip, available = reveal+d*3/4, reveal+d
+			gossip, available = reveal+d*3/4, reveal+d+lag
 		}
 		out = append(out,
 			beacontest.Event{Topic: metrics.TopicBlockGossip, Slot: slot, At: start + 100*time.Millisecond},
