@@ -72,6 +72,10 @@ func TestReadmeKurtosisCommandPassesOnAHealthyEnclave(t *testing.T) {
 				"SEGDIFF_REPORTS_DIR="+reports,
 				"SEGDIFF_POLL_INTERVAL=10ms",
 				"SEGDIFF_WAIT_TIMEOUT=60s",
+				// A pause of this loaded machine delays every event of a moment
+				// alike; steps' TestSourcesDisagreeFailsTheAgreement proves the
+				// agreement's own verdict.
+				"SEGDIFF_BUDGET_SOURCES_AGREE=1s",
 				"TAGS="+tt.tags,
 			)
 			start := time.Now()
@@ -99,7 +103,8 @@ func TestReadmeKurtosisCommandPassesOnAHealthyEnclave(t *testing.T) {
 
 // checkReport reads a run's results.json: every verdict names a source,
 // and the completion verdicts come from source and measure the fake's
-// timings (within a loaded 2-core machine's timer slack, 0.1 s).
+// timings (exactly from the contract, within a loaded 2-core machine's
+// timer slack from the standard API).
 func checkReport(t *testing.T, path, source string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -111,6 +116,10 @@ func checkReport(t *testing.T, path, source string) {
 		t.Fatalf("decode %s: %v", path, err)
 	}
 	want := map[string]float64{assertions.CheckCompletionMax.Name: 0.520, assertions.CheckCompletionP50.Name: 0.360}
+	tol := 0.001 // the contract carries the history's own timestamps
+	if source != "contract" {
+		tol = 0.2 // receipt times: a loaded machine's timers run late, by up to ~0.2 s seen
+	}
 	for _, sc := range run.Scenarios {
 		for _, v := range sc.Verdicts {
 			if v.Source == "" {
@@ -121,7 +130,7 @@ func checkReport(t *testing.T, path, source string) {
 				continue
 			}
 			delete(want, v.Check)
-			if !strings.HasPrefix(v.Source, source) || math.Abs(v.Measured-w) > 0.1 {
+			if !strings.HasPrefix(v.Source, source) || math.Abs(v.Measured-w) > tol {
 				t.Errorf("%s = %v from %q, want %v from the %s", v.Check, v.Measured, v.Source, w, source)
 			}
 		}

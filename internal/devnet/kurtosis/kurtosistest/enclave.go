@@ -29,6 +29,10 @@ type Enclave struct {
 	EndpointsPath string
 	// Endpoints is what the file holds.
 	Endpoints *kurtosis.Endpoints
+	// Streams are a live enclave's event streams by node id (nil for the
+	// others): what each node emitted, and when, for a test to hold the
+	// suite's figures to.
+	Streams map[string]*beacontest.Stream
 }
 
 // EnclaveConfig describes a fake enclave. Zero values take the defaults

@@ -126,6 +126,7 @@ func startLive(t testing.TB, cfg EnclaveConfig) *Enclave {
 	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "fake-live", Mode: devnet.Mode(net.Mode),
 		SecondsPerSlot: int(net.SlotDuration / time.Second), SlotDurationMS: int(net.SlotDuration.Milliseconds()), PayloadDueBPS: 5000,
 		WrittenAt: time.Now().UTC(), PrometheusURL: "http://127.0.0.1:9"}
+	streams := map[string]*beacontest.Stream{}
 	for _, n := range served.Nodes {
 		k := kind(n.ID)
 		node := devnet.Node{ID: n.ID, Roles: []devnet.Role{devnet.RoleNode}, LinkClass: devnet.LinkHome, MetricsURL: n.MetricsURL, Client: k.Name}
@@ -141,11 +142,14 @@ func startLive(t testing.TB, cfg EnclaveConfig) *Enclave {
 			if n.ID == LiveDropNode {
 				stream.DropAt = LiveDropAt
 			}
+			streams[n.ID] = stream
 		}
 		node.BeaconURL = beacontest.NewNodeServer(t, chain, stream).URL
 		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: node, CLService: "cl-" + n.ID, ELRPCURL: serveEL(t, blocks, cfg.LackingEL == n.ID)})
 	}
-	return writeEnclave(t, e)
+	enc := writeEnclave(t, e)
+	enc.Streams = streams
+	return enc
 }
 
 // revealAt is when the history's builder reveals slot, after genesis.
