@@ -115,6 +115,20 @@ func (n Node) Time(s Series, slot uint64) (time.Time, *MissingError) {
 	return series[s].time(st), nil
 }
 
+// times reads time series ss of n at slot; every one missing is added to
+// miss, and ok is false unless all were read.
+func (n Node) times(slot uint64, miss *MissingReadings, ss ...Series) (out []time.Time, ok bool) {
+	out, ok = make([]time.Time, len(ss)), true
+	for i, s := range ss {
+		t, m := n.Time(s, slot)
+		if m != nil {
+			miss.Missing, ok = append(miss.Missing, *m), false
+		}
+		out[i] = t
+	}
+	return out, ok
+}
+
 // Count returns n's reading of count series s at slot, or a *MissingError.
 func (n Node) Count(s Series, slot uint64) (uint64, *MissingError) {
 	st, miss := n.reading(s, slot)

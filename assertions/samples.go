@@ -204,15 +204,8 @@ func InstallDelay(n Network, slots []uint64) ([]Sample, error) {
 	var out []Sample
 	for _, node := range nodes {
 		for _, slot := range slots {
-			arr, m1 := node.Time(SeriesBlockArrival, slot)
-			inst, m2 := node.Time(SeriesBlockInstalled, slot)
-			for _, m := range []*MissingError{m1, m2} {
-				if m != nil {
-					miss.Missing = append(miss.Missing, *m)
-				}
-			}
-			if m1 == nil && m2 == nil {
-				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: inst.Sub(arr).Seconds()})
+			if t, ok := node.times(slot, miss, SeriesBlockArrival, SeriesBlockInstalled); ok {
+				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: t[1].Sub(t[0]).Seconds()})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package assertions
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -38,19 +39,10 @@ func SourcesAgree(contract, standard Network, slots []uint64, tolerance float64)
 			continue
 		}
 		for _, slot := range slots {
-			ct, m1 := c.Time(SeriesCompleted, slot)
-			st, m2 := s.Time(SeriesCompleted, slot)
-			for _, m := range []*MissingError{m1, m2} {
-				if m != nil {
-					miss.Missing = append(miss.Missing, *m)
-				}
-			}
-			if m1 == nil && m2 == nil {
-				d := st.Sub(ct).Seconds()
-				if d < 0 {
-					d = -d
-				}
-				samples = append(samples, Sample{Node: c.ID, Link: c.Link, Slot: slot, Value: d})
+			ct, ok1 := c.times(slot, miss, SeriesCompleted)
+			st, ok2 := s.times(slot, miss, SeriesCompleted)
+			if ok1 && ok2 {
+				samples = append(samples, Sample{Node: c.ID, Link: c.Link, Slot: slot, Value: math.Abs(st[0].Sub(ct[0]).Seconds())})
 			}
 		}
 	}

@@ -18,52 +18,54 @@ p2p_pubsub_rpc_recv_pub_bytes_total{is_partial="false",topic="/eth2/0a1b2c3d/bea
 `
 
 func TestParseTopicBytes(t *testing.T) {
+	const other = "# TYPE p2p_pubsub_rpc_recv_pub_bytes_total counter\np2p_pubsub_rpc_recv_pub_bytes_total{is_partial=\"false\",topic=\"/eth2/00/beacon_block/ssz_snappy\"} 5\n"
 	tests := []struct {
-		name    string
-		input   string
-		want    uint64
-		present bool
-		wantErr string
+		name, input, wantErr string
+		want                 uint64
+		present              bool
 	}{
 		{name: "payload topics summed, others ignored", input: topicBytes, want: 1320, present: true},
-		{name: "only other topics: present, zero", input: "# TYPE p2p_pubsub_rpc_recv_pub_bytes_total counter\np2p_pubsub_rpc_recv_pub_bytes_total{is_partial=\"false\",topic=\"/eth2/00/beacon_block/ssz_snappy\"} 5\n", present: true},
+		{name: "only other topics: present, zero", input: other, present: true},
 		{name: "absent", input: good},
-		{name: "a gauge is refused", input: "# TYPE p2p_pubsub_rpc_recv_pub_bytes_total gauge\np2p_pubsub_rpc_recv_pub_bytes_total{topic=\"x\"} 5\n",
+		{name: "a gauge is refused", input: strings.Replace(other, "counter", "gauge", 1),
 			wantErr: "p2p_pubsub_rpc_recv_pub_bytes_total: wrong metric type: declared gauge, want counter"},
-		{name: "a fraction is refused", input: "# TYPE p2p_pubsub_rpc_recv_pub_bytes_total counter\np2p_pubsub_rpc_recv_pub_bytes_total{topic=\"x\"} 5.5\n",
-			wantErr: `p2p_pubsub_rpc_recv_pub_bytes_total{topic="x"}: bad value: value 5.5 is not a count`},
+		{name: "a fraction is refused", input: strings.Replace(other, "} 5", "} 5.5", 1),
+			wantErr: `bad value: value 5.5 is not a count`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			snap, err := metrics.Parse(strings.NewReader(tt.input), "node-1")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if snap.TopicBytes != tt.want || snap.HasTopicBytes != tt.present {
-				t.Errorf("topic bytes %d (present %v), want %d (present %v)", snap.TopicBytes, snap.HasTopicBytes, tt.want, tt.present)
-			}
-			if snap.Origin != metrics.OriginContract {
-				t.Errorf("origin %q, want contract", snap.Origin)
-			}
-		})
+		snap, err := metrics.Parse(strings.NewReader(tt.input), "node-1")
+		if failed(t, tt.name, err, tt.wantErr) {
+			continue
+		}
+		if snap.TopicBytes != tt.want || snap.HasTopicBytes != tt.present || snap.Origin != metrics.OriginContract {
+			t.Errorf("%s: topic bytes %d (present %v, origin %q), want %d (present %v) from the contract", tt.name, snap.TopicBytes, snap.HasTopicBytes, snap.Origin, tt.want, tt.present)
+		}
 	}
 }
 
+// failed reports whether a case is over: it wanted an error (which must
+// contain want) or got an unwanted one (reported).
+func failed(t *testing.T, name string, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: error %v, want %q", name, err, want)
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", name, err)
+	}
+	return want != "" || err != nil
+}
+
 func TestTopicName(t *testing.T) {
-	for in, want := range map[string]string{
-		"/eth2/0a1b2c3d/execution_payload/ssz_snappy":         "execution_payload",
-		"/eth2/0a1b2c3d/execution_payload_segment/ssz_snappy": "execution_payload_segment",
-		"execution_payload": "execution_payload",
-		"/eth2/x/y":         "/eth2/x/y",
-	} {
-		if got := metrics.TopicName(in); got != want {
-			t.Errorf("TopicName(%q) = %q, want %q", in, got, want)
+	cases := [][2]string{
+		{"/eth2/0a1b2c3d/execution_payload/ssz_snappy", "execution_payload"},
+		{"/eth2/0a1b2c3d/execution_payload_segment/ssz_snappy", "execution_payload_segment"},
+		{"execution_payload", "execution_payload"},
+		{"/eth2/x/y", "/eth2/x/y"},
+	}
+	for _, c := range cases {
+		if got := metrics.TopicName(c[0]); got != c[1] {
+			t.Errorf("TopicName(%q) = %q, want %q", c[0], got, c[1])
 		}
 	}
 }
@@ -85,23 +87,14 @@ func TestSlotSetters(t *testing.T) {
 		{name: "zero time", set: func(s *metrics.Slot) error { return s.SetTime(metrics.NameCompletedTimestamp, time.Time{}) }, wantErr: "zero time"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			snap := metrics.NewSnapshot("n01", metrics.OriginStandardAPI)
-			st := snap.AddSlot(4)
-			err := tt.set(st)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !st.HasSeries(tt.series) || snap.Slot(4) != st {
-				t.Errorf("%s not present after setting it", tt.series)
-			}
-		})
+		snap := metrics.NewSnapshot("n01", metrics.OriginStandardAPI)
+		st := snap.AddSlot(4)
+		if failed(t, tt.name, tt.set(st), tt.wantErr) {
+			continue
+		}
+		if !st.HasSeries(tt.series) || snap.Slot(4) != st {
+			t.Errorf("%s: %s not present after setting it", tt.name, tt.series)
+		}
 	}
 }
 

@@ -19,11 +19,7 @@ const (
 // sourcesAgree holds each patched node's contract completion to its
 // execution_payload_available event (assertions.SourcesAgree).
 func (s *Suite) sourcesAgree(ctx context.Context, tolerance string) error {
-	st, o, err := single(ctx)
-	if err != nil {
-		return err
-	}
-	b, err := envBudget("SOURCES_AGREE", tolerance)
+	st, o, b, err := singleBudget(ctx, "SOURCES_AGREE", tolerance)
 	if err != nil {
 		return err
 	}
@@ -44,11 +40,7 @@ func (s *Suite) sourcesAgree(ctx context.Context, tolerance string) error {
 // source both have, the standard API: the unpatched nodes' median
 // completion over the patched nodes'.
 func (s *Suite) populationSpeedup(ctx context.Context, factor string) error {
-	st, o, err := single(ctx)
-	if err != nil {
-		return err
-	}
-	f, err := envBudget("POPULATION_SPEEDUP", factor)
+	st, o, f, err := singleBudget(ctx, "POPULATION_SPEEDUP", factor)
 	if err != nil {
 		return err
 	}
@@ -78,6 +70,17 @@ func (s *Suite) populationSpeedup(ctx context.Context, factor string) error {
 	v := assertions.SpeedupAtLeast(check, pops[PopulationUnpatched], pops[PopulationPatched], 0.5, f.value)
 	v.Source = SourceLabel(metrics.OriginStandardAPI) + "; populations by whether a node exports the contract"
 	return st.record(v, f)
+}
+
+// singleBudget is the scenario's single devnet and the budget key's value
+// (the feature's text, or its environment override).
+func singleBudget(ctx context.Context, key, text string) (*scenario, *observation, budgetValue, error) {
+	st, o, err := single(ctx)
+	if err != nil {
+		return nil, nil, budgetValue{}, err
+	}
+	b, err := envBudget(key, text)
+	return st, o, b, err
 }
 
 // only keeps the nodes of n in ids.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -41,14 +40,16 @@ func SourcesDoc(dir string, m *clientpatch.Manifest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("plan the nightly for the sources table: %w", err)
 	}
-	sort.Slice(features, func(i, j int) bool { return features[i].Uri < features[j].Uri })
+	var docs []*messages.GherkinDocument
+	for _, f := range features {
+		if f.GherkinDocument != nil && f.Feature != nil {
+			docs = append(docs, f.GherkinDocument)
+		}
+	}
+	slices.SortFunc(docs, func(x, y *messages.GherkinDocument) int { return strings.Compare(x.Uri, y.Uri) })
 	var b strings.Builder
 	b.WriteString("| feature | scenario | Kurtosis rows | nightly clients | contract client | standard API + byte counter | standard API only |\n|---|---|---|---|---|---|---|\n")
-	for _, f := range features {
-		doc := f.GherkinDocument
-		if doc == nil || doc.Feature == nil {
-			continue
-		}
+	for _, doc := range docs {
 		featureTags := tagNames(doc.Feature.Tags)
 		for _, sc := range scenariosOf(doc.Feature.Children) {
 			tags := append(slices.Clone(featureTags), tagNames(sc.Tags)...)
@@ -74,7 +75,7 @@ func SourcesDoc(dir string, m *clientpatch.Manifest) (string, error) {
 				continue
 			}
 			row := sourcesOf(tags, sc.Steps)
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", filepath.Base(f.Uri), strings.ReplaceAll(sc.Name, "<", `\<`),
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", filepath.Base(doc.Uri), strings.ReplaceAll(sc.Name, "<", `\<`),
 				strings.Join(modes, ", "), orNone(runs), row[0], row[1], row[2])
 		}
 	}

@@ -13,11 +13,25 @@ import (
 	"github.com/segdiff/segdiff/steps"
 )
 
+func TestMatchTags(t *testing.T) {
+	check := func(filter string, want bool, tags ...string) {
+		if got := steps.MatchTags(filter, tags); got != want {
+			t.Errorf("MatchTags(%q, %v) = %v, want %v", filter, tags, got, want)
+		}
+	}
+	check("", true, "@x")
+	check("@kurtosis && ~@slow", true, "@kurtosis")
+	check("@kurtosis && ~@slow", false, "@kurtosis", "@slow")
+	check("@kurtosis && ~@bytes,@mixed", true, "@kurtosis", "@mixed", "@bytes")
+	check("@kurtosis && ~@bytes,@mixed", false, "@kurtosis", "@bytes")
+	check("kurtosis", true, "@kurtosis")
+}
+
 // features/README.md's "Sources" tables are SourcesDoc's and ReadingsDoc's,
 // between their markers (go test ./steps -run TestSourcesDoc -update
 // rewrites them).
 func TestSourcesDoc(t *testing.T) {
-	m, err := clientpatch.LoadFile(repo.Path(t, clientpatch.DefaultPath))
+	m, _, err := clientpatch.LoadNightly(repo.Path(t, clientpatch.DefaultPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +55,7 @@ func TestSourcesDoc(t *testing.T) {
 }
 
 // generatedBlock holds features/README.md's text between begin's line and
-// end to want, or rewrites it with -update.
+// end to want, or rewrites it with -update (TestEnvMarkdown's tables too).
 func generatedBlock(t *testing.T, begin, end, want string) {
 	t.Helper()
 	const path = "../features/README.md"
@@ -62,23 +76,18 @@ func generatedBlock(t *testing.T, begin, end, want string) {
 		return
 	}
 	if doc[i:j] != want {
-		t.Fatalf("%s's block %q is stale; run: go test ./steps -run TestSourcesDoc -update", path, begin)
+		t.Fatalf("%s's block %q is stale; run: go test ./steps -run %s -update", path, begin, t.Name())
 	}
 }
 
 // Every tag filter the nightly plans is well-formed and names only tags
 // the features carry; the opt-in @mixed is opted in only on a mixed devnet.
 func TestNightlyTagsAreTheFeatures(t *testing.T) {
-	m, err := clientpatch.LoadFile(repo.Path(t, clientpatch.DefaultPath))
+	_, n, err := clientpatch.LoadNightly(repo.Path(t, clientpatch.DefaultPath))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := m.Nightly()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := steps.New(steps.Config{Backend: "kurtosis"})
-	plan, err := s.Plan(godog.Options{Paths: []string{"../features"}})
+	plan, err := steps.New(steps.Config{Backend: "kurtosis"}).Plan(godog.Options{Paths: []string{"../features"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,26 +103,6 @@ func TestNightlyTagsAreTheFeatures(t *testing.T) {
 		}
 		if steps.OptedIn(j.Tags, steps.TagMixed) != strings.Contains(j.Params, "mixed") {
 			t.Errorf("%s %s: tags %q opt @mixed in on the wrong devnet", j.Client, j.Params, j.Tags)
-		}
-	}
-}
-
-func TestMatchTags(t *testing.T) {
-	tests := []struct {
-		filter string
-		tags   []string
-		want   bool
-	}{
-		{"", []string{"@x"}, true},
-		{"@kurtosis && ~@slow", []string{"@kurtosis"}, true},
-		{"@kurtosis && ~@slow", []string{"@kurtosis", "@slow"}, false},
-		{"@kurtosis && ~@bytes,@mixed", []string{"@kurtosis", "@mixed", "@bytes"}, true},
-		{"@kurtosis && ~@bytes,@mixed", []string{"@kurtosis", "@bytes"}, false},
-		{"kurtosis", []string{"@kurtosis"}, true},
-	}
-	for _, tt := range tests {
-		if got := steps.MatchTags(tt.filter, tt.tags); got != tt.want {
-			t.Errorf("MatchTags(%q, %v) = %v, want %v", tt.filter, tt.tags, got, tt.want)
 		}
 	}
 }

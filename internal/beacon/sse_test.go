@@ -2,43 +2,44 @@ package beacon_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/segdiff/segdiff/internal/beacon"
 )
 
+func TestSSEDecoderLineBound(t *testing.T) {
+	d := beacon.NewSSEDecoder(strings.NewReader("data: " + strings.Repeat("x", beacon.DefaultMaxSSELine) + "\n\n"))
+	_, err := d.Next()
+	if !errors.Is(err, beacon.ErrSSELineTooLong) || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("error %v, want a too-long line 1", err)
+	}
+}
+
 func TestSSEDecoder(t *testing.T) {
+	// Each wanted event reads "name data", with " #id" when it has one.
 	tests := []struct {
-		name  string
-		in    string
-		want  []beacon.SSEEvent
-		retry int
+		name, in string
+		want     []string
+		retry    int
 	}{
-		{name: "beacon node event", in: "event: block\ndata: {\"slot\":\"4\"}\n\n",
-			want: []beacon.SSEEvent{{Name: "block", Data: []byte(`{"slot":"4"}`)}}},
-		{name: "CRLF and CR line ends", in: "event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\r",
-			want: []beacon.SSEEvent{{Name: "a", Data: []byte("1")}, {Name: "b", Data: []byte("2")}}},
-		{name: "comments and keep-alives are skipped", in: ":\n\n: ping\nevent: a\ndata: x\n\n",
-			want: []beacon.SSEEvent{{Name: "a", Data: []byte("x")}}},
-		{name: "data lines joined, one leading space stripped", in: "data:a\ndata:  b\n\n",
-			want: []beacon.SSEEvent{{Name: "message", Data: []byte("a\n b")}}},
-		{name: "an event without data is not dispatched", in: "event: a\n\ndata: y\n\n",
-			want: []beacon.SSEEvent{{Name: "message", Data: []byte("y")}}},
-		{name: "ids persist, retry read", in: "id: 7\nretry: 1500\ndata: x\n\ndata: y\n\n",
-			want: []beacon.SSEEvent{{Name: "message", Data: []byte("x"), ID: "7"}, {Name: "message", Data: []byte("y"), ID: "7"}}, retry: 1500},
-		{name: "byte-order mark at the start", in: "\xEF\xBB\xBFevent: a\ndata: x\n\n",
-			want: []beacon.SSEEvent{{Name: "a", Data: []byte("x")}}},
-		{name: "an unfinished event at the end is dropped", in: "event: a\ndata: x\n\nevent: b\ndata: y\n",
-			want: []beacon.SSEEvent{{Name: "a", Data: []byte("x")}}},
-		{name: "a field without a colon and unknown fields", in: "data\nfoo: bar\n\n",
-			want: []beacon.SSEEvent{{Name: "message", Data: []byte("")}}},
+		{"beacon node event", "event: block\ndata: {\"slot\":\"4\"}\n\n", []string{`block {"slot":"4"}`}, 0},
+		{"CRLF and CR line ends", "event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\r", []string{"a 1", "b 2"}, 0},
+		{"comments and keep-alives are skipped", ":\n\n: ping\nevent: a\ndata: x\n\n", []string{"a x"}, 0},
+		{"data lines joined, one leading space stripped", "data:a\ndata:  b\n\n", []string{"message a\n b"}, 0},
+		{"an event without data is not dispatched", "event: a\n\ndata: y\n\n", []string{"message y"}, 0},
+		{"ids persist, retry read", "id: 7\nretry: 1500\ndata: x\n\ndata: y\n\n", []string{"message x #7", "message y #7"}, 1500},
+		{"byte-order mark at the start", "\xEF\xBB\xBFevent: a\ndata: x\n\n", []string{"a x"}, 0},
+		{"an unfinished event at the end is dropped", "event: a\ndata: x\n\nevent: b\ndata: y\n", []string{"a x"}, 0},
+		{"a field without a colon and unknown fields", "data\nfoo: bar\n\n", []string{"message "}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := beacon.NewSSEDecoder(strings.NewReader(tt.in))
-			var got []beacon.SSEEvent
+			var got []string
 			for {
 				ev, err := d.Next()
 				if errors.Is(err, io.EOF) {
@@ -47,28 +48,16 @@ func TestSSEDecoder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got = append(got, ev)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d events %q, want %d %q", len(got), got, len(tt.want), tt.want)
-			}
-			for i := range got {
-				if got[i].Name != tt.want[i].Name || string(got[i].Data) != string(tt.want[i].Data) || got[i].ID != tt.want[i].ID {
-					t.Errorf("event %d = %+v, want %+v", i, got[i], tt.want[i])
+				e := ev.Name + " " + string(ev.Data)
+				if ev.ID != "" {
+					e += " #" + ev.ID
 				}
+				got = append(got, e)
 			}
-			if d.Retry != tt.retry {
-				t.Errorf("retry %d, want %d", d.Retry, tt.retry)
+			if !slices.Equal(got, tt.want) || d.Retry != tt.retry {
+				t.Errorf("events %q, retry %d; want %q, retry %d", got, d.Retry, tt.want, tt.retry)
 			}
 		})
-	}
-}
-
-func TestSSEDecoderLineBound(t *testing.T) {
-	d := beacon.NewSSEDecoder(strings.NewReader("data: " + strings.Repeat("x", beacon.DefaultMaxSSELine) + "\n\n"))
-	_, err := d.Next()
-	if !errors.Is(err, beacon.ErrSSELineTooLong) || !strings.Contains(err.Error(), "line 1") {
-		t.Fatalf("error %v, want a too-long line 1", err)
 	}
 }
 
@@ -112,18 +101,10 @@ func TestDecodeSlotEvent(t *testing.T) {
 		{topic: "head", data: `{}`, wantErr: `decode "head" event: not a watched topic`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.topic+tt.data, func(t *testing.T) {
-			got, err := beacon.DecodeSlotEvent(tt.topic, []byte(tt.data))
-			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want prefix %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("slot %d, %v; want %d", got, err, tt.want)
-			}
-		})
+		got, err := beacon.DecodeSlotEvent(tt.topic, []byte(tt.data))
+		if got != tt.want || (err == nil) != (tt.wantErr == "") || !strings.HasPrefix(fmt.Sprint(err), tt.wantErr) {
+			t.Errorf("%s %s: slot %d, error %v; want %d, error %q...", tt.topic, tt.data, got, err, tt.want, tt.wantErr)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	apiv1 "github.com/attestantio/go-eth2-client/api/v1"
+	"github.com/attestantio/go-eth2-client/spec/phase0"
 
 	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/metrics"
@@ -30,36 +31,38 @@ type SlotEvent struct {
 	At time.Time
 }
 
+// slotDecoders decode each watched topic's data with go-eth2-client's type
+// for it, which checks the fields a node must send.
+var slotDecoders = map[string]func([]byte) (phase0.Slot, error){
+	metrics.TopicPayloadGossip:    slotOf(func(e *apiv1.ExecutionPayloadGossipEvent) phase0.Slot { return e.Slot }),
+	metrics.TopicPayloadAvailable: slotOf(func(e *apiv1.ExecutionPayloadAvailableEvent) phase0.Slot { return e.Slot }),
+	metrics.TopicBlockGossip:      slotOf(func(e *apiv1.BlockGossipEvent) phase0.Slot { return e.Slot }),
+	metrics.TopicBlock:            slotOf(func(e *apiv1.BlockEvent) phase0.Slot { return e.Slot }),
+}
+
+func slotOf[T any](slot func(*T) phase0.Slot) func([]byte) (phase0.Slot, error) {
+	return func(data []byte) (phase0.Slot, error) {
+		var e T
+		if err := json.Unmarshal(data, &e); err != nil {
+			return 0, err
+		}
+		return slot(&e), nil
+	}
+}
+
 // DecodeSlotEvent decodes the data of a watched topic's event with
 // go-eth2-client's type for it and returns its slot. Another topic, or
 // data the type refuses, is an error naming the topic.
 func DecodeSlotEvent(topic string, data []byte) (uint64, error) {
-	var slot uint64
-	var err error
-	switch topic {
-	case metrics.TopicPayloadGossip:
-		var e apiv1.ExecutionPayloadGossipEvent
-		err = json.Unmarshal(data, &e)
-		slot = uint64(e.Slot)
-	case metrics.TopicPayloadAvailable:
-		var e apiv1.ExecutionPayloadAvailableEvent
-		err = json.Unmarshal(data, &e)
-		slot = uint64(e.Slot)
-	case metrics.TopicBlockGossip:
-		var e apiv1.BlockGossipEvent
-		err = json.Unmarshal(data, &e)
-		slot = uint64(e.Slot)
-	case metrics.TopicBlock:
-		var e apiv1.BlockEvent
-		err = json.Unmarshal(data, &e)
-		slot = uint64(e.Slot)
-	default:
+	decode, ok := slotDecoders[topic]
+	if !ok {
 		return 0, fmt.Errorf("decode %q event: not a watched topic (%s)", topic, strings.Join(StreamTopics, ", "))
 	}
+	slot, err := decode(data)
 	if err != nil {
 		return 0, fmt.Errorf("decode %s event: %w", topic, err)
 	}
-	return slot, nil
+	return uint64(slot), nil
 }
 
 // StreamState is a change of a stream's connection: up from At until the

@@ -170,6 +170,20 @@ func (m *Manifest) Nightly() (*Nightly, error) {
 	return n, nil
 }
 
+// LoadNightly reads the manifest at path (LoadFile) and plans its nightly
+// (Manifest.Nightly).
+func LoadNightly(path string) (*Manifest, *Nightly, error) {
+	m, err := LoadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := m.Nightly()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, n, nil
+}
+
 // paramsClients reads the network-params file p (relative to Root) and
 // returns the entries its @clients references name, in manifest order,
 // after checking that every participant resolves (ResolveParticipants).

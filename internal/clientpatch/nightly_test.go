@@ -18,11 +18,7 @@ import (
 // devnet job, stress-withholders.yaml under the client that maps the
 // withholder role, and the patched image is built once for all its jobs.
 func TestNightly_Repository(t *testing.T) {
-	m, err := clientpatch.LoadFile(repo.Path(t, clientpatch.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := m.Nightly()
+	m, n, err := clientpatch.LoadNightly(repo.Path(t, clientpatch.DefaultPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +55,7 @@ func TestNightly_Repository(t *testing.T) {
 	if uses < 4 {
 		t.Errorf("%d devnet jobs load the built image, want the 4 or more that run prysm-segmented", uses)
 	}
+	checkClientJobs(t, m, n)
 }
 
 const nightlyManifest = `version: 1
@@ -221,18 +218,12 @@ func TestNightlyTags(t *testing.T) {
 	}
 }
 
-// Every consensus client ethereum-package runs on a glamsterdam devnet has
-// a whole-message entry with a nightly job; the mixed devnet compares the
-// populations; no unpatched client's job runs the agreement of sources.
-func TestNightly_RepositoryClients(t *testing.T) {
-	m, err := clientpatch.LoadFile(repo.Path(t, clientpatch.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := m.Nightly()
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkClientJobs: every consensus client ethereum-package runs on a
+// glamsterdam devnet has a whole-message entry with a nightly job; the
+// mixed devnet compares the populations; no unpatched client's job runs
+// the agreement of sources.
+func checkClientJobs(t *testing.T, m *clientpatch.Manifest, n *clientpatch.Nightly) {
+	t.Helper()
 	tags := map[string]string{}
 	for _, j := range n.Devnets {
 		tags[j.Client+" "+j.Params] = j.Tags

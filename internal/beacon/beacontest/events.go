@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -216,4 +217,20 @@ func (c *Chain) PutEnvelope(slot uint64, e *gloas.SignedExecutionPayloadEnvelope
 		c.envelopes = map[uint64][]byte{}
 	}
 	c.envelopes[slot] = body
+}
+
+const envelopesPath = "/eth/v1/beacon/execution_payload_envelopes/"
+
+// serveEnvelope answers for the envelope of block id, which this fake
+// knows by slot only (any other id, like a slot without one, is 404).
+func (c *Chain) serveEnvelope(w http.ResponseWriter, id string) {
+	slot, err := strconv.ParseUint(id, 10, 64)
+	body := c.envelopes[slot]
+	if err != nil || body == nil {
+		writeError(w, http.StatusNotFound, "NOT_FOUND: no execution payload envelope for block "+id)
+		return
+	}
+	w.Header().Set("Eth-Consensus-Version", "gloas")
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
 }

@@ -163,21 +163,8 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			genesis = c.Clock.Genesis()
 		}
 		writeData(w, &apiv1.Genesis{GenesisTime: genesis}, "")
-	case strings.HasPrefix(path, "/eth/v1/beacon/execution_payload_envelopes/"):
-		id := strings.TrimPrefix(path, "/eth/v1/beacon/execution_payload_envelopes/")
-		slot, err := strconv.ParseUint(id, 10, 64)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "block id must be a slot in this fake: "+id)
-			return
-		}
-		body, ok := c.envelopes[slot]
-		if !ok {
-			writeError(w, http.StatusNotFound, "NOT_FOUND: no execution payload envelope for slot "+id)
-			return
-		}
-		w.Header().Set("Eth-Consensus-Version", "gloas")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
+	case strings.HasPrefix(path, envelopesPath):
+		c.serveEnvelope(w, strings.TrimPrefix(path, envelopesPath))
 	case path == "/eth/v1/config/spec":
 		writeData(w, c.Spec, "")
 	case strings.HasPrefix(path, "/eth/v1/beacon/blocks/") && strings.HasSuffix(path, "/root"):
