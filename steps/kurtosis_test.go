@@ -324,3 +324,26 @@ func TestSourcesDisagreeFailsTheAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestClientWithoutEventsFailsClosed: on a live enclave one of whose nodes
+// runs a client whose event stream connects and never emits (n03,
+// "grandine" here),
+// completion is measured from the standard API for every node and fails
+// closed naming that node, its client and the event it never sent.
+func TestClientWithoutEventsFailsClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a live fake enclave, about 10 s")
+	}
+	c := kurtosistest.StandardClient
+	e := kurtosistest.StartEnclave(t, kurtosistest.EnclaveConfig{Client: &c, Clients: map[string]kurtosistest.Client{"n03": {Name: "grandine"}}})
+	t.Setenv(kurtosis.EnvEndpoints, e.EndpointsPath)
+	status, out, s := runKurtosis(t, kurtosisTags, false, "../features/completion.feature")
+	if status == 0 {
+		t.Fatalf("completion passed with a node that reports nothing:\n%s", out)
+	}
+	sc := scenarioByName(t, s, "the median completion stays below 1s (segmented)")
+	want := "node n03 (grandine): standard API reading execution_payload_available event missing (wanted slots"
+	if sc.Status != report.StatusFailed || !strings.Contains(sc.Error, want) || strings.Contains(sc.Error, "never completed") {
+		t.Errorf("scenario %s: %q, want a failure naming %q (a missing reading, not a stranded node)", sc.Status, sc.Error, want)
+	}
+}

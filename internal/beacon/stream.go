@@ -84,7 +84,10 @@ type StreamHandler interface {
 
 // Stream is a subscription to one node's /eth/v1/events, held until its
 // context ends and reconnected whenever it drops. Build it with NewStream;
-// Run it once.
+// Run it once. go-eth2-client's own Events is not used: it reconnects
+// inside r3labs/sse and tells its caller of neither a drop nor a
+// reconnect, so a slot the stream missed could not be reported; its event
+// types still decode the data (DecodeSlotEvent).
 type Stream struct {
 	address string
 	topics  []string

@@ -23,7 +23,9 @@ type Client struct {
 	Name string
 	// Contract: the node exports the payload_diffusion_* contract.
 	Contract bool
-	// Events: the node's beacon API emits the standard event stream.
+	// Events: the node's event stream emits the watched topics; without,
+	// the stream connects and stays silent (a client that never emits
+	// them).
 	Events bool
 	// TopicBytes: the node exports metrics.TopicBytesSeries.
 	TopicBytes bool
@@ -136,14 +138,14 @@ func startLive(t testing.TB, cfg EnclaveConfig) *Enclave {
 		if n.Datacenter {
 			node.LinkClass = devnet.LinkDatacenter
 		}
-		var stream *beacontest.Stream
+		stream := &beacontest.Stream{Clock: clock}
 		if k.Events {
-			stream = &beacontest.Stream{Clock: clock, Events: liveEvents(net, n, cfg.AvailableLag)}
+			stream.Events = liveEvents(net, n, cfg.AvailableLag)
 			if n.ID == LiveDropNode {
 				stream.DropAt = LiveDropAt
 			}
-			streams[n.ID] = stream
 		}
+		streams[n.ID] = stream
 		node.BeaconURL = beacontest.NewNodeServer(t, chain, stream).URL
 		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: node, CLService: "cl-" + n.ID, ELRPCURL: serveEL(t, blocks, cfg.LackingEL == n.ID)})
 	}
