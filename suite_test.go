@@ -126,6 +126,9 @@ func cliPreflight() {
 	if !ok {
 		return
 	}
+	if steps.OptedIn(o.Tags, steps.TagMixed) {
+		suite.SetMixed(true)
+	}
 	plan, err := suite.Preflight(context.Background(), o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "segdiff: %v\n", err)
@@ -160,6 +163,9 @@ func TestFeatures(t *testing.T) {
 	}
 	if steps.OptedIn(o.Tags, steps.TagBroken) {
 		suite.SetBroken(true)
+	}
+	if steps.OptedIn(o.Tags, steps.TagMixed) {
+		suite.SetMixed(true)
 	}
 	if steps.OptedIn(o.Tags, steps.TagSlow) {
 		suite.SetSlow(true)

@@ -1,6 +1,11 @@
 package assertions
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/segdiff/segdiff/metrics"
+)
 
 // Kinds of measurement, the distributions a report draws.
 const (
@@ -62,8 +67,19 @@ var (
 // Checks lists every check, by key order of the features.
 var Checks = []Check{CheckCompletionMax, CheckCompletionP50, CheckCompletionP99, CheckCopiesP50, CheckCopiesMax, CheckInstallMax}
 
+// copiesOverSlot counts copies over the slot as the record's origin can:
+// message data only on the standard source (CopiesFor).
 func copiesOverSlot(n Network, slots []uint64) ([]Sample, error) {
-	return Copies(n, slots, CopiesOverSlot)
+	return Copies(n, slots, CopiesFor(n.Origin))
+}
+
+// On returns c as it measures on a record of origin o: a copies check
+// counts what o can (CopiesFor), and says so in its name.
+func (c Check) On(o metrics.Origin) Check {
+	if c.Kind == KindCopies && CopiesFor(o) != CopiesOverSlot {
+		c.Name = strings.Replace(c.Name, CopiesOverSlot.String(), CopiesFor(o).String(), 1)
+	}
+	return c
 }
 
 // Judge compares samples with budget: every sample (Quantile 1) or the

@@ -13,6 +13,15 @@
 // the measured value, the budget, pass/fail and the worst offenders sorted
 // worst first.
 //
+// Sources: a Network holds one source's readings (its Origin): the
+// metrics contract, or the standard API (package metrics'
+// StandardReadings says what that source reads for each series). The
+// extraction functions are the same for both; a missing standard-API
+// reading is named by what that source reads and by the node's client, a
+// slot the source could not watch whole is a gap ([GapNote]), and a copies
+// check counts what the source can ([CopiesFor], [Check.On]).
+// [SourcesAgree] holds the two sources of one node to each other.
+//
 // Quantiles: every quantile in this package is the nearest-rank quantile of
 // the pooled samples (one sample per node and warm slot): the value at rank
 // ceil(q·n) of the n samples sorted ascending (rank 1 for q = 0). It is

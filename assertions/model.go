@@ -72,23 +72,38 @@ type Node struct {
 	// slot absent here, or a series absent from its slot, is a missing
 	// reading.
 	Slots map[uint64]*metrics.Slot
+	// Client names the node's implementation (devnet.Node.Client); errors
+	// about the standard source name it.
+	Client string
+	// Origin is the source the readings came from (the network's).
+	Origin metrics.Origin
+	// Gaps are the slots the source could not watch whole on this node,
+	// with why (metrics.Snapshot.Gaps): a reading missing from one is a
+	// gap, not a clean absence.
+	Gaps map[uint64]string
 }
 
 // Honest reports whether n plays no adversarial role.
 func (n Node) Honest() bool { return n.Role == "" || n.Role == role.Relay.Name }
 
-// reading returns n's slot when it carries series s, else a *MissingError.
+// reading returns n's slot when it carries series s, else a *MissingError
+// (naming the gap when the source could not watch the slot whole).
 func (n Node) reading(s Series, slot uint64) (*metrics.Slot, *MissingError) {
 	st := n.Slots[slot]
 	if st != nil && st.HasSeries(string(s)) {
 		return st, nil
 	}
+	m := &MissingError{Node: n.ID, Series: s, Slot: slot, NoSeries: true, Origin: n.Origin, Client: n.Client}
 	for _, other := range n.Slots {
 		if other.HasSeries(string(s)) {
-			return nil, &MissingError{Node: n.ID, Series: s, Slot: slot}
+			m.NoSeries = false
+			break
 		}
 	}
-	return nil, &MissingError{Node: n.ID, Series: s, Slot: slot, NoSeries: true}
+	if gap := n.Gaps[slot]; gap != "" {
+		m.NoSeries, m.Gap, m.Detail = false, true, "gap: "+gap
+	}
+	return nil, m
 }
 
 // Time returns n's reading of time series s at slot, or a *MissingError.
@@ -98,6 +113,20 @@ func (n Node) Time(s Series, slot uint64) (time.Time, *MissingError) {
 		return time.Time{}, miss
 	}
 	return series[s].time(st), nil
+}
+
+// times reads time series ss of n at slot; every one missing is added to
+// miss, and ok is false unless all were read.
+func (n Node) times(slot uint64, miss *MissingReadings, ss ...Series) (out []time.Time, ok bool) {
+	out, ok = make([]time.Time, len(ss)), true
+	for i, s := range ss {
+		t, m := n.Time(s, slot)
+		if m != nil {
+			miss.Missing, ok = append(miss.Missing, *m), false
+		}
+		out[i] = t
+	}
+	return out, ok
 }
 
 // Count returns n's reading of count series s at slot, or a *MissingError.
@@ -115,7 +144,10 @@ func (n Node) Count(s Series, slot uint64) (uint64, *MissingError) {
 // simulation from the same metrics in process, so every figure is computed
 // by this package from the one record.
 type Network struct {
-	Nodes []Node
+	// Origin is the source every node's readings came from; verdicts
+	// computed on the record name it.
+	Origin metrics.Origin
+	Nodes  []Node
 	// PTC holds the payload-timeliness committee's votes per slot (nil when
 	// the source reads them separately, as the suite does from the beacon
 	// API).
@@ -124,12 +156,23 @@ type Network struct {
 
 // FromSnapshots builds the record of nodes from their metrics snapshots
 // (by node id; a node without one has no readings, so every check that
-// needs it fails naming it). A node holding a role segdiff does not know
-// is an error: it could not be counted as honest or not.
+// needs it fails naming it). The snapshots' origin is the record's; two
+// origins in one record, or a node holding a role segdiff does not know,
+// is an error (the second could not be counted as honest or not).
 func FromSnapshots(nodes []devnet.Node, snaps map[string]*metrics.Snapshot) (Network, error) {
-	net := Network{Nodes: make([]Node, 0, len(nodes))}
+	net := Network{Nodes: make([]Node, 0, len(nodes)), Origin: metrics.OriginContract}
+	first := true
 	for _, n := range nodes {
-		an := Node{ID: n.ID, Link: string(n.LinkClass), Builder: n.HasRole(devnet.RoleBuilder)}
+		if snap := snaps[n.ID]; snap != nil {
+			o := metrics.Origin(snap.Origin.String())
+			if !first && o != net.Origin {
+				return Network{}, fmt.Errorf("node %s's readings come from the %s, the others' from the %s: one record holds one source", n.ID, o, net.Origin)
+			}
+			net.Origin, first = o, false
+		}
+	}
+	for _, n := range nodes {
+		an := Node{ID: n.ID, Link: string(n.LinkClass), Builder: n.HasRole(devnet.RoleBuilder), Client: n.Client, Origin: net.Origin}
 		for _, r := range n.Roles {
 			switch {
 			case !r.Known():
@@ -139,7 +182,7 @@ func FromSnapshots(nodes []devnet.Node, snaps map[string]*metrics.Snapshot) (Net
 			}
 		}
 		if snap := snaps[n.ID]; snap != nil {
-			an.Slots = snap.Slots
+			an.Slots, an.Gaps = snap.Slots, snap.Gaps
 		}
 		net.Nodes = append(net.Nodes, an)
 	}
@@ -210,23 +253,49 @@ type MissingError struct {
 	// Stranded is set for a completion the node never reached although it
 	// took part in the slot: a diffusion failure, not a metrics gap.
 	Stranded bool
+	// Gap is set when the source could not watch the slot whole on the
+	// node (Detail says why): a measurement gap, never a diffusion failure.
+	Gap bool
+	// Origin is the source the reading was wanted from; Client the node's
+	// implementation. A standard-API reading is named by what that source
+	// reads (an event, an endpoint, a client's counter) and its node by its
+	// client too.
+	Origin metrics.Origin
+	Client string
+}
+
+// who names the node, with its client for a standard-API reading.
+func (e *MissingError) who() string {
+	if e.Origin == metrics.OriginStandardAPI && e.Client != "" {
+		return fmt.Sprintf("node %s (%s)", e.Node, e.Client)
+	}
+	return "node " + e.Node
+}
+
+// what names the missing reading: the series, or what the standard source
+// reads for it.
+func (e *MissingError) what() string {
+	if e.Origin == metrics.OriginStandardAPI {
+		return "standard API reading " + e.Origin.Reading(string(e.Series))
+	}
+	return "series " + string(e.Series)
 }
 
 func (e *MissingError) Error() string {
 	if e.Stranded {
 		if e.Detail != "" {
-			return fmt.Sprintf("node %s never completed slot %d (%s)", e.Node, e.Slot, e.Detail)
+			return fmt.Sprintf("%s never completed slot %d (%s)", e.who(), e.Slot, e.Detail)
 		}
-		return fmt.Sprintf("node %s never completed slot %d", e.Node, e.Slot)
+		return fmt.Sprintf("%s never completed slot %d", e.who(), e.Slot)
 	}
 	detail := ""
 	if e.Detail != "" {
 		detail = " (" + e.Detail + ")"
 	}
 	if e.NoSeries {
-		return fmt.Sprintf("node %s: series %s missing (wanted slot %d%s)", e.Node, e.Series, e.Slot, detail)
+		return fmt.Sprintf("%s: %s missing (wanted slot %d%s)", e.who(), e.what(), e.Slot, detail)
 	}
-	return fmt.Sprintf("node %s: series %s has no value for slot %d%s", e.Node, e.Series, e.Slot, detail)
+	return fmt.Sprintf("%s: %s has no value for slot %d%s", e.who(), e.what(), e.Slot, detail)
 }
 
 // MissingReadings lists every missing reading of one extraction.
@@ -250,18 +319,17 @@ func (e *MissingReadings) Error() string {
 	// Stranded nodes first (a diffusion failure: node, slots, parts held),
 	// then metrics gaps; one clause per node and series, listing its slots.
 	type key struct {
-		node     string
-		series   Series
-		noSeries bool
-		stranded bool
+		who, what string
+		noSeries  bool
+		stranded  bool
 	}
 	var order []key
 	slots := map[key][]string{}
 	stranded, nodes := 0, map[string]bool{}
 	for _, m := range e.Missing {
-		k := key{m.Node, m.Series, m.NoSeries && !m.Stranded, m.Stranded}
+		k := key{m.who(), m.what(), m.NoSeries && !m.Stranded, m.Stranded}
 		if m.Stranded {
-			k.series = ""
+			k.what = ""
 			stranded++
 			nodes[m.Node] = true
 		}
@@ -295,11 +363,11 @@ func (e *MissingReadings) Error() string {
 		}
 		switch {
 		case k.stranded:
-			fmt.Fprintf(&b, "; node %s never completed slot%s %s", k.node, plural, strings.Join(slots[k], ", "))
+			fmt.Fprintf(&b, "; %s never completed slot%s %s", k.who, plural, strings.Join(slots[k], ", "))
 		case k.noSeries:
-			fmt.Fprintf(&b, "; node %s: series %s missing (wanted slot%s %s)", k.node, k.series, plural, strings.Join(slots[k], ", "))
+			fmt.Fprintf(&b, "; %s: %s missing (wanted slot%s %s)", k.who, k.what, plural, strings.Join(slots[k], ", "))
 		default:
-			fmt.Fprintf(&b, "; node %s: series %s has no value for slot%s %s", k.node, k.series, plural, strings.Join(slots[k], ", "))
+			fmt.Fprintf(&b, "; %s: %s has no value for slot%s %s", k.who, k.what, plural, strings.Join(slots[k], ", "))
 		}
 	}
 	return b.String()

@@ -78,7 +78,7 @@ func builderReadings(n Network, slots []uint64, s Series, miss *MissingReadings)
 	for _, slot := range slots {
 		r, ok := reveals[slot]
 		if !ok {
-			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot, Origin: n.Origin})
 			continue
 		}
 		b, _ := n.node(r.Builder)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/segdiff/segdiff/metrics"
 )
 
 // ErrNoBuilder is returned when no node holds the builder role, so no reveal
@@ -53,7 +55,7 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 	miss := &MissingReadings{What: what}
 	for _, slot := range slots {
 		if _, ok := reveals[slot]; !ok {
-			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot})
+			miss.Missing = append(miss.Missing, MissingError{Node: "(any builder)", Series: SeriesReveal, Slot: slot, Origin: n.Origin})
 		}
 	}
 	var out []Sample
@@ -65,7 +67,7 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 			}
 			at, m := node.Time(s, slot)
 			if m != nil {
-				if s == SeriesCompleted {
+				if s == SeriesCompleted && !m.Gap {
 					// A node that received parts of the slot implements the
 					// contract: it is stranded, whether or not it completed
 					// any other slot.
@@ -103,14 +105,32 @@ const (
 	// last honest node completed the slot: the design's accounting, known
 	// only to the embedded devnet (received_bytes_by_network_completion).
 	CopiesByNetworkCompletion
+	// CopiesDataOverSlot counts the message data of the payload topics a
+	// node received during the slot, without gossip control bytes: what
+	// the standard source reads from a client's per-topic byte counter
+	// (metrics.TopicBytesSeries).
+	CopiesDataOverSlot
 )
 
 // String names the definition as figures label it.
 func (d CopiesDefinition) String() string {
-	if d == CopiesByNetworkCompletion {
+	switch d {
+	case CopiesByNetworkCompletion:
 		return "by network completion"
+	case CopiesDataOverSlot:
+		return "over the slot (message data only)"
 	}
 	return "over the slot"
+}
+
+// CopiesFor is the over-the-slot definition origin o can count: data and
+// control bytes from the contract, message data only from the standard
+// source.
+func CopiesFor(o metrics.Origin) CopiesDefinition {
+	if o == metrics.OriginStandardAPI {
+		return CopiesDataOverSlot
+	}
+	return CopiesOverSlot
 }
 
 // Copies returns, for every receiving node and slot, the bytes received for
@@ -136,8 +156,11 @@ func Copies(n Network, slots []uint64, def CopiesDefinition) ([]Sample, error) {
 		size[slot] = r.Value
 	}
 	bytes := []Series{SeriesDataBytes, SeriesControlBytes}
-	if def == CopiesByNetworkCompletion {
+	switch def {
+	case CopiesByNetworkCompletion:
 		bytes = []Series{SeriesNetDataBytes, SeriesNetControlBytes}
+	case CopiesDataOverSlot:
+		bytes = []Series{SeriesDataBytes}
 	}
 	var out []Sample
 	for _, node := range receivers {
@@ -181,15 +204,8 @@ func InstallDelay(n Network, slots []uint64) ([]Sample, error) {
 	var out []Sample
 	for _, node := range nodes {
 		for _, slot := range slots {
-			arr, m1 := node.Time(SeriesBlockArrival, slot)
-			inst, m2 := node.Time(SeriesBlockInstalled, slot)
-			for _, m := range []*MissingError{m1, m2} {
-				if m != nil {
-					miss.Missing = append(miss.Missing, *m)
-				}
-			}
-			if m1 == nil && m2 == nil {
-				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: inst.Sub(arr).Seconds()})
+			if t, ok := node.times(slot, miss, SeriesBlockArrival, SeriesBlockInstalled); ok {
+				out = append(out, Sample{Node: node.ID, Link: node.Link, Slot: slot, Value: t[1].Sub(t[0]).Seconds()})
 			}
 		}
 	}

@@ -112,8 +112,12 @@ type Verdict struct {
 	// Reason explains a failure that is not a comparison (no samples).
 	Reason string `json:"reason,omitempty"`
 	// Note adds what the report should show beside a passing verdict (the
-	// stranded nodes of a network that had to fail).
+	// stranded nodes of a network that had to fail, the gaps of the slots
+	// a standard-API figure covers).
 	Note string `json:"note,omitempty"`
+	// Source names where the figures came from ("contract", "standard API
+	// (times at receipt, ...)"); every verdict the suite records has one.
+	Source string `json:"source,omitempty"`
 }
 
 // Err is nil when v passed, else an error naming the check, the measured
@@ -133,16 +137,24 @@ func (v Verdict) String() string {
 		status = "FAILED"
 	}
 	if v.Reason != "" {
-		fmt.Fprintf(&b, "%s: %s (budget %s %s)", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget))
+		fmt.Fprintf(&b, "%s: %s (budget %s %s)%s", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget), v.sourceTag())
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s = %s, budget %s %s: %s (%d samples over %d nodes x %d slots)",
-		v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget), status, v.Samples, v.Nodes, v.Slots)
+	fmt.Fprintf(&b, "%s = %s, budget %s %s: %s (%d samples over %d nodes x %d slots)%s",
+		v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget), status, v.Samples, v.Nodes, v.Slots, v.sourceTag())
 	if len(v.Worst) > 0 {
 		b.WriteString("; worst: ")
 		b.WriteString(FormatOffenders(v.OffenderUnit(), v.Worst))
 	}
 	return b.String()
+}
+
+// sourceTag is " [source: ...]", or "" for a verdict without a source.
+func (v Verdict) sourceTag() string {
+	if v.Source == "" {
+		return ""
+	}
+	return " [source: " + v.Source + "]"
 }
 
 // OffenderUnit is the unit of v.Worst's values.

@@ -305,9 +305,6 @@ type group struct {
 	holders   []int // per part: peers known to hold it (group.known)
 	reporters []int // per part: peers that said so (peerState.reported)
 	capped    bool  // the source in capped mode: it announces nothing
-	doneAt    time.Time
-	heldAt    []time.Time
-	partSize  int // bytes of a part, for the window's weights
 }
 
 // partialSend is one peer's part of a flush.

@@ -16,3 +16,4 @@ Feature: Every execution client imports every revealed payload
     Examples: Kurtosis enclave
       | mode      | slots | fill | payload | budget |
       | segmented | 3     | 90%  | 1048576 | 4s     |
+      | whole     | 3     | 90%  | 1048576 | 4s     |

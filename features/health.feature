@@ -25,6 +25,7 @@ Feature: Glamsterdam chain health
     Examples: Kurtosis enclave
       | mode      | epochs | lag |
       | segmented | 3      | 3   |
+      | whole     | 3      | 3   |
 
   Scenario Outline: validators attest with the correct target (<mode>)
     Given a <mode> devnet
@@ -34,6 +35,7 @@ Feature: Glamsterdam chain health
     Examples: Kurtosis enclave
       | mode      | epochs | share |
       | segmented | 3      | 95%   |
+      | whole     | 3      | 95%   |
 
   Scenario Outline: blocks carry external builders' bids whose payloads are revealed (<mode>)
     Given a <mode> devnet
@@ -45,3 +47,4 @@ Feature: Glamsterdam chain health
     Examples: Kurtosis enclave
       | mode      | epochs | blocks | external | revealed |
       | segmented | 3      | 90%    | 75%      | 90%      |
+      | whole     | 3      | 90%    | 75%      | 90%      |

@@ -33,3 +33,4 @@ Feature: Block-install delay
     Examples: Kurtosis enclave
       | mode      | slots | fill | payload | p50   | p99   | max |
       | segmented | 3     | 90%  | 1048576 | 200ms | 500ms | 1s  |
+      | whole     | 3     | 90%  | 1048576 | 200ms | 500ms | 1s  |

@@ -23,3 +23,4 @@ Feature: PTC payload timeliness
     Examples: Kurtosis enclave
       | mode      | slots | fill | payload |
       | segmented | 3     | 90%  | 1048576 |
+      | whole     | 3     | 90%  | 1048576 |

@@ -71,6 +71,7 @@ type builder struct {
 func newBuilder(source string) *builder {
 	return &builder{snap: &Snapshot{
 		Source:  source,
+		Origin:  OriginContract,
 		Slots:   make(map[uint64]*Slot),
 		Totals:  Totals{Rejected: make(map[string]uint64)},
 		present: make(map[string]bool),
@@ -108,6 +109,10 @@ var dtoType = map[Type]dto.MetricType{
 // family checks a parsed family's type and feeds its samples.
 func (b *builder) family(mf *dto.MetricFamily) {
 	name := mf.GetName()
+	if name == TopicBytesSeries {
+		b.topicBytesFamily(mf)
+		return
+	}
 	if !strings.HasPrefix(name, Namespace) {
 		return
 	}
@@ -168,6 +173,10 @@ func series(name string, labels map[string]string, keys ...string) string {
 
 // sample feeds one series value.
 func (b *builder) sample(name string, labels map[string]string, v float64) {
+	if name == TopicBytesSeries {
+		b.topicBytes(labels, v)
+		return
+	}
 	if !strings.HasPrefix(name, Namespace) {
 		return
 	}
@@ -417,6 +426,8 @@ func (s *Slot) timeField(f field) *time.Time {
 		return &s.FirstArrival
 	case fCompleted:
 		return &s.Completed
+	case fGossip:
+		return &s.GossipValid
 	}
 	panic("metrics: not a time field")
 }

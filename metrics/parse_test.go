@@ -332,6 +332,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(exposition(f, 1)) // small seeds mutate faster than a 64-slot one
 	f.Add([]byte("# TYPE payload_diffusion_received_bytes gauge\npayload_diffusion_received_bytes{slot=\"1\",kind=\"data\"} 1.5\n"))
 	f.Add([]byte("# TYPE payload_diffusion_block_install_delay_seconds histogram\npayload_diffusion_block_install_delay_seconds_bucket{le=\"0.1\"} 1\npayload_diffusion_block_install_delay_seconds_bucket{le=\"+Inf\"} 1\npayload_diffusion_block_install_delay_seconds_sum 0.05\npayload_diffusion_block_install_delay_seconds_count 1\n"))
+	f.Add([]byte(topicBytes))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		snap, err := metrics.Parse(bytes.NewReader(in), "fuzz")
 		if err != nil {
@@ -342,6 +343,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error without source: %v", err)
 			}
 			return
+		}
+		if snap.TopicBytes > 0 && !snap.HasTopicBytes {
+			t.Fatalf("topic bytes %d without the series", snap.TopicBytes)
 		}
 		for n, s := range snap.Slots {
 			if s.Number != n {

@@ -14,6 +14,9 @@ type Snapshot struct {
 	// Source names where the series came from (a URL, a file, "node-3 via
 	// prometheus"); errors use it.
 	Source string
+	// Origin is the measurement source the readings came from; Parse and
+	// FromSamples read the contract ("" reads as OriginContract).
+	Origin Origin
 	Info   Info
 	// Slots holds every slot that has at least one per-slot series.
 	Slots  map[uint64]*Slot
@@ -21,6 +24,16 @@ type Snapshot struct {
 	// Unknown lists series names with the contract namespace that the
 	// contract does not define (typos in a client patch show up here), sorted.
 	Unknown []string
+	// TopicBytes is TopicBytesSeries summed over PayloadTopics and both
+	// values of is_partial, when the exposition has it (HasTopicBytes): a
+	// counter of the node's lifetime, not of one slot.
+	TopicBytes    uint64
+	HasTopicBytes bool
+	// Gaps holds the slots the source could not watch whole, each with why
+	// (an event stream that was down for part of the slot): a reading
+	// missing from such a slot is reported as a gap, never as a clean
+	// absence. Nil for an exposition.
+	Gaps map[uint64]string
 
 	present map[string]bool // non-slot contract names seen
 }
@@ -76,6 +89,9 @@ type Slot struct {
 	// completed the slot (the embedded devnet only).
 	DataBytesByNetworkCompletion    uint64
 	ControlBytesByNetworkCompletion uint64
+	// GossipValid is when the node reported the payload gossip-valid
+	// (NamePayloadGossip): the standard source only.
+	GossipValid time.Time
 
 	present [numFields]bool
 }
@@ -99,6 +115,7 @@ const (
 	fDuplicates
 	fNetDataBytes
 	fNetControlBytes
+	fGossip
 	numFields
 )
 
@@ -118,6 +135,7 @@ var fieldSeries = [numFields]string{
 	fDuplicates:      NameDuplicateSegments,
 	fNetDataBytes:    NameNetworkCompletionBytes + `{kind="data"}`,
 	fNetControlBytes: NameNetworkCompletionBytes + `{kind="control"}`,
+	fGossip:          NamePayloadGossip,
 }
 
 // nameFields maps each per-slot name to the fields it carries.
@@ -133,6 +151,7 @@ var nameFields = map[string][]field{
 	NameSegmentsReceived:        {fSegments},
 	NameDuplicateSegments:       {fDuplicates},
 	NameNetworkCompletionBytes:  {fNetDataBytes, fNetControlBytes},
+	NamePayloadGossip:           {fGossip},
 }
 
 // Has reports whether every series of the per-slot contract name is present

@@ -39,6 +39,9 @@ var Budgets = map[string]Budget{
 	"PAYLOAD_BYTES": {assertions.UnitBytes, "the target raw payload size PAYLOAD_FILL refers to (bytes; segdiff.load.payload_bytes)"},
 	"SPEEDUP":       {assertions.UnitRatio, "minimum ratio of the slower mode's median completion to the faster mode's (number)"},
 	"COPIES_RATIO":  {assertions.UnitRatio, "maximum ratio of the lighter mode's median copies " + assertions.CopiesOverSlot.String() + " to the heavier mode's (number)"},
+	// The two sources and the two populations (steps/sources.go).
+	"SOURCES_AGREE":      {assertions.UnitSeconds, "largest difference between a node's contract completion and its execution_payload_available event, every patched node and warm slot (duration)"},
+	"POPULATION_SPEEDUP": {assertions.UnitRatio, "minimum ratio of the unpatched nodes' to the patched nodes' median completion on a mixed devnet, both from the standard API (number)"},
 }
 
 // budgetKeys returns the keys of Budgets, sorted.

@@ -10,6 +10,7 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/internal/report"
+	"github.com/segdiff/segdiff/metrics"
 )
 
 // measure runs c on the scenario's single devnet against the budget in text
@@ -23,8 +24,13 @@ func measure(ctx context.Context, c assertions.Check, text string) error {
 	if err != nil {
 		return err
 	}
+	c = c.On(o.net.Origin)
 	samples, err := c.Extract(o.net, o.slots)
 	if err != nil {
+		if c.Kind == assertions.KindCopies && o.net.Origin == metrics.OriginStandardAPI {
+			err = fmt.Errorf("%w; a node without the metrics contract needs %s to measure bytes (exclude byte scenarios on purpose with ~%s)",
+				err, metrics.TopicBytesSeries, TagBytes)
+		}
 		return st.fail(c.Name, c.Unit, assertions.OpAtMost, b.value, err)
 	}
 	st.samples(c.Kind, o, samples)

@@ -27,7 +27,9 @@ func (s *Suite) elImported(ctx context.Context, budget string) error {
 	check := fmt.Sprintf("warm payloads found on every EL within %s of the reveal", assertions.UnitSeconds.Format(b.value))
 	samples, err := checkELs(ctx, o, b.value, s.cfg.PollInterval)
 	if err == nil {
-		return st.record(assertions.EverySlotAtLeast(check, assertions.UnitShare, samples, 1), b)
+		v := assertions.EverySlotAtLeast(check, assertions.UnitShare, samples, 1)
+		v.Source = "execution JSON-RPC (eth_getBlockByHash); reveal from the " + st.source()
+		return st.record(v, b)
 	}
 	return st.fail(check, assertions.UnitShare, assertions.OpAtLeast, 1, err)
 }

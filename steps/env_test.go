@@ -154,28 +154,7 @@ func TestConfigFromEnv(t *testing.T) {
 // features/README.md's variable tables are EnvMarkdown's, between the
 // markers.
 func TestEnvMarkdown(t *testing.T) {
-	const path = "../features/README.md"
-	const begin, end = "<!-- variables: generated from steps.EnvVars", "<!-- end of variables -->"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, begin), strings.Index(doc, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q ... %q block", path, begin, end)
-	}
-	i += strings.Index(doc[i:], "\n") + 1
-	want := steps.EnvMarkdown()
-	if *update {
-		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if doc[i:j] != want {
-		t.Fatalf("%s's variable tables are stale; run: go test ./steps -run TestEnvMarkdown -update", path)
-	}
+	generatedBlock(t, "<!-- variables: generated from steps.EnvVars", "<!-- end of variables -->", steps.EnvMarkdown())
 }
 
 // Every SEGDIFF_ variable the tree reads — named by a constant, passed to

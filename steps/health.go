@@ -187,6 +187,9 @@ func healthCheck(ctx context.Context, key, text string, u assertions.Unit, judge
 		st.rec.Overrides = append(st.rec.Overrides, b.override)
 	}
 	vs := judge(h.epochs, b.value)
+	for i := range vs {
+		vs[i].Source = SourceBeaconReads
+	}
 	st.rec.Verdicts = append(st.rec.Verdicts, vs...)
 	if err := assertions.WorstEpoch(vs); err != nil {
 		return fmt.Errorf("%w (budget from %s, read from %s)", err, b.source, h.source)

@@ -65,7 +65,7 @@ func (s *Suite) Plan(opts godog.Options) (Plan, error) {
 	}
 	// The suite's own tags are always known: a default filter such as
 	// "@embedded && ~@slow" stays valid on a path without @slow scenarios.
-	plan := Plan{Tags: []string{TagBroken, TagEmbedded, TagKurtosis, TagSlow}}
+	plan := Plan{Tags: []string{TagBroken, TagEmbedded, TagKurtosis, TagMixed, TagSlow}}
 	for _, f := range features {
 		for _, p := range f.Pickles {
 			for _, t := range p.Tags {
@@ -91,6 +91,13 @@ func (s *Suite) Plan(opts godog.Options) (Plan, error) {
 				pl.Steps = append(pl.Steps, PlannedStep{Keyword: keywordOf(st.Type), Text: st.Text})
 			}
 			pl.Skip = s.skipReason(pl.Tags)
+			if pl.Skip == "" {
+				var texts []string
+				for _, st := range pl.Steps {
+					texts = append(texts, st.Text)
+				}
+				pl.Skip = s.devnetSkip(texts)
+			}
 			plan.Scenarios = append(plan.Scenarios, pl)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/devnet"
 )
 
 // modes matches one diffusion mode name (package mode's list).
@@ -58,6 +59,8 @@ func (s *Suite) definitions() []definition {
 		// Every diffusion scenario, before its budgets (payload_size.go).
 		{"every diffusion feature", "Then", `^every warm payload is at least (\S+) of (\S+) bytes raw$`, s.payloadAtLeast, nil},
 		{"el.feature", "Then", `^every EL imports every warm payload within (\S+) of the reveal$`, s.elImported, nil},
+		{"sources.feature", "Then", `^the contract and the standard API agree on every node's completion within (\S+)$`, s.sourcesAgree, nil},
+		{"mixed.feature", "Then", `^the patched nodes' median completion is at least (\S+) times faster than the unpatched nodes'$`, s.populationSpeedup, nil},
 	}, append(s.healthDefinitions(), s.stressDefinitions()...)...)
 }
 
@@ -153,7 +156,12 @@ func (s *Suite) ptcTimely(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return st.record(assertions.PTCTimely(o.slots, votes), budgetValue{source: "PAYLOAD_TIMELY_THRESHOLD (PTC_SIZE/2)"})
+	v := assertions.PTCTimely(o.slots, votes)
+	v.Source = SourceBeaconReads + ": payload attestations in blocks"
+	if _, ok := o.d.(devnet.Standard); !ok {
+		v.Source = "the devnet's own PTC (" + o.d.Backend() + ")"
+	}
+	return st.record(v, budgetValue{source: "PAYLOAD_TIMELY_THRESHOLD (PTC_SIZE/2)"})
 }
 
 func (s *Suite) everyNodeCompletes(ctx context.Context, budget string) error {

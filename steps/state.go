@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/segdiff/segdiff/assertions"
+	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/poll"
 	"github.com/segdiff/segdiff/internal/report"
+	"github.com/segdiff/segdiff/metrics"
 )
 
 type scenarioKey struct{}
@@ -31,8 +34,18 @@ type observation struct {
 	d     devnet.Devnet
 	mode  string
 	nodes []devnet.Node
-	net   assertions.Network
-	slots []uint64 // the warm slots the checks use
+	// net is the record the checks use: the contract's when every node
+	// exports it, else the standard source's when the devnet has one
+	// (chooseSource); contract and standard are both records, standard
+	// nil with standardErr saying why when there is none.
+	net         assertions.Network
+	contract    assertions.Network
+	standard    *assertions.Network
+	standardErr error
+	// patched holds the nodes that export the contract (a mixed devnet's
+	// two populations).
+	patched map[string]bool
+	slots   []uint64 // the warm slots the checks use
 }
 
 func state(ctx context.Context) (*scenario, error) {
@@ -114,11 +127,9 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 		if err != nil {
 			return poll.Stop(fmt.Errorf("read devnet (%s): %w", o.cfg, err))
 		}
-		if o.net, err = assertions.FromSnapshots(nodes, snaps); err != nil {
+		if err := o.read(ctx, nodes, snaps); err != nil {
 			return poll.Stop(fmt.Errorf("read devnet (%s): %w", o.cfg, err))
 		}
-		o.nodes = nodes
-		o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
 		settled := settledWarm(o.net)
 		if f, ok := o.d.(devnet.Finished); ok && f.Finished() {
 			settled, _ = assertions.WarmSlots(o.net) // every slot is final
@@ -127,6 +138,7 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 			// The newest: a long-running devnet deletes its oldest slots'
 			// series (the contract keeps the last 64), possibly mid-read.
 			o.slots = settled[len(settled)-n:]
+			s.reportGaps(o)
 			return nil
 		}
 		return fmt.Errorf("devnet (%s): %d of %d warm slots settled (%v), the checks need %d; waiting up to %s (SEGDIFF_WAIT_TIMEOUT)",
@@ -134,8 +146,69 @@ func (s *Suite) observe(ctx context.Context, o *observation, n int) error {
 	})
 }
 
+// read builds o's records from the contract snapshots and, when the devnet
+// has a standard source, its readings, and chooses the record the checks
+// use.
+func (o *observation) read(ctx context.Context, nodes []devnet.Node, snaps map[string]*metrics.Snapshot) error {
+	var err error
+	if o.contract, err = assertions.FromSnapshots(nodes, snaps); err != nil {
+		return err
+	}
+	o.nodes = nodes
+	o.mode = modeOf(nodes, snaps, string(o.cfg.Mode))
+	o.patched = map[string]bool{}
+	for _, n := range nodes {
+		if s := snaps[n.ID]; s != nil && s.Info.Present {
+			o.patched[n.ID] = true
+		}
+	}
+	o.standard, o.standardErr = nil, errors.New("the devnet has no standard source (the embedded devnet runs no beacon API)")
+	if std, ok := o.d.(devnet.Standard); ok {
+		var ss map[string]*metrics.Snapshot
+		if ss, o.standardErr = std.StandardSnapshots(ctx, nodes); o.standardErr == nil {
+			n, err := assertions.FromSnapshots(nodes, ss)
+			if err != nil {
+				return err
+			}
+			o.standard = &n
+		}
+	}
+	o.net = o.contract
+	if len(o.patched) < len(nodes) && o.standard != nil {
+		o.net = *o.standard // a node without the contract: one source for all
+	}
+	return nil
+}
+
+// reportGaps prints, once each, the gaps of the devnet's standard record
+// so far, measured slots or not: a slot the source could not watch whole
+// is never passed over silently (a verdict over one also notes it).
+func (s *Suite) reportGaps(o *observation) {
+	if o.standard == nil {
+		return
+	}
+	for _, n := range o.standard.Nodes {
+		for _, slot := range slices.Sorted(maps.Keys(n.Gaps)) {
+			line := fmt.Sprintf("segdiff: standard API gap: node %s slot %d: %s", n.ID, slot, n.Gaps[slot])
+			s.mu.Lock()
+			if s.gapsSeen == nil {
+				s.gapsSeen = map[string]bool{}
+			}
+			seen := s.gapsSeen[o.cfg.String()+line]
+			s.gapsSeen[o.cfg.String()+line] = true
+			s.mu.Unlock()
+			if !seen {
+				fmt.Fprintln(s.cfg.Log, line)
+			}
+		}
+	}
+}
+
 // settledWarm returns the warm slots whose outcome can no longer change: a
-// later slot was revealed, or every receiving node has completed it.
+// later slot was revealed, or every receiving node has completed it. On
+// the standard source only the first holds: a slot's bytes are read at the
+// next slot's start, which comes before the next reveal but may come after
+// the last availability.
 func settledWarm(net assertions.Network) []uint64 {
 	warm, err := assertions.WarmSlots(net)
 	if err != nil {
@@ -148,7 +221,7 @@ func settledWarm(net assertions.Network) []uint64 {
 	}
 	var out []uint64
 	for _, slot := range warm {
-		if slot < latest || allCompleted(net, slot) {
+		if slot < latest || net.Origin != metrics.OriginStandardAPI && allCompleted(net, slot) {
 			out = append(out, slot)
 		}
 	}
@@ -167,7 +240,17 @@ func allCompleted(net assertions.Network, slot uint64) bool {
 // record adds v to the scenario's report and returns its error, naming
 // where its budgets came from; overridden budgets are noted in the report.
 func (st *scenario) record(v assertions.Verdict, budgets ...budgetValue) error {
+	if v.Source == "" {
+		v.Source = st.source()
+	}
+	if note := st.gapNote(); note != "" && v.Note == "" {
+		v.Note = note
+	}
 	st.rec.Verdicts = append(st.rec.Verdicts, v)
+	if strings.HasPrefix(v.Source, string(metrics.OriginStandardAPI)) {
+		// Step output: the figure with its source and bias, passing or not.
+		fmt.Fprintf(st.suite.cfg.Log, "segdiff: %s\n", v)
+	}
 	var sources []string
 	for _, b := range budgets {
 		if !slices.Contains(sources, b.source) {
@@ -187,10 +270,57 @@ func (st *scenario) record(v assertions.Verdict, budgets ...budgetValue) error {
 }
 
 // fail records an extraction error (missing series, no nodes) as a failed
-// verdict of check and returns it.
+// verdict of check and returns it, naming the source.
 func (st *scenario) fail(check string, u assertions.Unit, op assertions.Op, budget float64, err error) error {
-	st.rec.Verdicts = append(st.rec.Verdicts, assertions.Verdict{Check: check, Unit: u, Op: op, Budget: budget, Reason: err.Error()})
-	return fmt.Errorf("%s: %w", check, err)
+	src := st.source()
+	st.rec.Verdicts = append(st.rec.Verdicts, assertions.Verdict{Check: check, Unit: u, Op: op, Budget: budget, Reason: err.Error(), Source: src})
+	if src == "" {
+		return fmt.Errorf("%s: %w", check, err)
+	}
+	return fmt.Errorf("%s [source: %s]: %w", check, src, err)
+}
+
+// SourceBeaconReads is the source of figures read from a beacon node's
+// standard API endpoints (no event times, no receipt bias).
+const SourceBeaconReads = "standard API reads"
+
+// SourceLabel names a record's origin in verdicts and the report: the
+// standard source's times are taken where the suite receives an event,
+// and the label says what that adds.
+func SourceLabel(o metrics.Origin) string {
+	if o == metrics.OriginStandardAPI {
+		return string(metrics.OriginStandardAPI) + ", " + beacon.ReceiptBias
+	}
+	return o.String()
+}
+
+// source labels the records the scenario's checks read ("" before any
+// devnet was observed).
+func (st *scenario) source() string {
+	var out []string
+	for _, o := range st.obs {
+		if len(o.slots) == 0 {
+			continue
+		}
+		if l := SourceLabel(o.net.Origin); !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " + ")
+}
+
+// gapNote lists the gaps of the measured slots of the scenario's
+// standard-source records.
+func (st *scenario) gapNote() string {
+	var out []string
+	for _, o := range st.obs {
+		if o.net.Origin == metrics.OriginStandardAPI {
+			if n := assertions.GapNote(o.net, o.slots); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // samples records samples of kind for o's devnet in the run's distributions.

@@ -45,6 +45,17 @@ const (
 	// TagBroken marks scenarios built to fail (a broken network run as an
 	// ordinary budget check); opt-in, for proving the suite fails closed.
 	TagBroken = "@broken"
+	// TagMixed marks scenarios that compare a mixed devnet's patched and
+	// unpatched nodes; opt-in, as only a mixed devnet can run them.
+	TagMixed = "@mixed"
+	// TagBytes marks scenarios that need a byte source: the contract, or a
+	// client's per-topic byte counter. On a client with neither they fail
+	// closed naming it; ~@bytes excludes them on purpose.
+	TagBytes = "@bytes"
+	// TagContract marks scenarios that need the metrics contract beside the
+	// standard API (the agreement of the two); ~@contract excludes them on
+	// purpose on unpatched clients.
+	TagContract = "@contract"
 )
 
 // Config configures a Suite. Zero values take the defaults named per field;
@@ -66,6 +77,8 @@ type Config struct {
 	// Broken runs @broken scenarios, which must fail; otherwise they are
 	// skipped.
 	Broken bool
+	// Mixed runs @mixed scenarios; otherwise they are skipped.
+	Mixed bool
 	// ReportsDir receives reports/<RunID>/; "" writes no report
 	// (SEGDIFF_REPORTS_DIR; default "reports").
 	ReportsDir string
@@ -132,6 +145,7 @@ type Suite struct {
 	interrupted atomic.Int32  // signals Interrupt has seen
 	aborted     chan struct{} // closed by Abort: no report is written after it
 	abortOnce   sync.Once
+	gapsSeen    map[string]bool // standard-record gaps printed, by devnet and line
 }
 
 // New returns a Suite with cfg's defaults applied.
@@ -173,6 +187,10 @@ func (s *Suite) SetSlow(on bool) { s.cfg.Slow = on }
 // SetBroken enables or disables @broken scenarios (TestFeatures enables
 // them when its tag filter selects @broken).
 func (s *Suite) SetBroken(on bool) { s.cfg.Broken = on }
+
+// SetMixed enables or disables @mixed scenarios (TestFeatures and the
+// godog CLI's preflight enable them when the tag filter selects @mixed).
+func (s *Suite) SetMixed(on bool) { s.cfg.Mixed = on }
 
 // SetPrefetch sets how many devnets Prefetch opens at once (0 disables).
 func (s *Suite) SetPrefetch(n int) { s.cfg.Prefetch = n }
@@ -504,6 +522,13 @@ func (s *Suite) beforeScenario(ctx context.Context, sc *godog.Scenario) (context
 		tags = append(tags, t.Name)
 	}
 	st := &scenario{suite: s, rec: report.Scenario{Name: sc.Name, Tags: tags}, skipped: s.skipReason(tags)}
+	if st.skipped == "" {
+		texts := make([]string, len(sc.Steps))
+		for i, step := range sc.Steps {
+			texts[i] = step.Text
+		}
+		st.skipped = s.devnetSkip(texts)
+	}
 	ctx = context.WithValue(ctx, scenarioKey{}, st)
 	if st.skipped == "" {
 		return ctx, nil
@@ -522,6 +547,23 @@ func (s *Suite) skipReason(tags []string) string {
 		return "@slow: set SEGDIFF_SLOW=1 or select @slow with -godog.tags"
 	case slices.Contains(tags, TagBroken) && !s.cfg.Broken:
 		return "@broken: built to fail; select @broken with -godog.tags to see the suite fail"
+	case slices.Contains(tags, TagMixed) && !s.cfg.Mixed:
+		return "@mixed: needs a devnet of patched and unpatched nodes (network-params/mixed.yaml); select @mixed with -godog.tags"
+	}
+	return ""
+}
+
+// devnetSkip says why the backend would not run a scenario of these step
+// texts on the devnet it attaches to (devnet.SkipReason: an enclave that
+// runs another mode than the row's), "" when it would.
+func (s *Suite) devnetSkip(texts []string) string {
+	for _, text := range texts {
+		cfgs, _ := s.configsOf(text) // a bad sentence fails in its step
+		for _, cfg := range cfgs {
+			if r := devnet.SkipReason(s.cfg.Backend, cfg); r != "" {
+				return r
+			}
+		}
 	}
 	return ""
 }

@@ -132,6 +132,7 @@ func TestPatchesMatrix(t *testing.T) {
 				Client string   `json:"client"`
 				Params string   `json:"params"`
 				Images []string `json:"images"`
+				Tags   string   `json:"tags"`
 			} `json:"include"`
 		} `json:"devnets"`
 	}
@@ -163,6 +164,9 @@ func TestPatchesMatrix(t *testing.T) {
 		}
 		if d.Images == nil || fmt.Sprint(d.Images) != fmt.Sprint(wantImages) {
 			t.Errorf("devnet job %+v: images %v, want %v", d, d.Images, wantImages)
+		}
+		if !strings.HasPrefix(d.Tags, "@kurtosis && ~@slow && ~@broken") {
+			t.Errorf("devnet job %+v: tags %q, want the @kurtosis scenarios", d, d.Tags)
 		}
 	}
 	for _, f := range shipped {

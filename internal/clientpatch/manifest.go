@@ -94,6 +94,11 @@ type Client struct {
 	Mode string `yaml:"mode"`
 	// Params are the network-params files the nightly job runs this entry with.
 	Params []string `yaml:"params"`
+	// Sources are the measurement sources a CL image offers the suite
+	// (Source*; default the standard API alone, which every glamsterdam
+	// client has): its nightly jobs run the scenarios those sources can
+	// measure and exclude the others on purpose (NightlyTags).
+	Sources []string `yaml:"sources"`
 
 	line int // line of the entry in the manifest, for later errors
 }
@@ -104,6 +109,30 @@ type Build struct {
 	Dockerfile string            `yaml:"dockerfile"`
 	Target     string            `yaml:"target"`
 	Args       map[string]string `yaml:"args"`
+}
+
+// The measurement sources a CL image can offer.
+const (
+	// SourceContract: the payload_diffusion_* series (segdiff's patches).
+	SourceContract = "contract"
+	// SourceStandardAPI: the beacon API event stream every glamsterdam
+	// client emits (execution_payload_gossip, execution_payload_available).
+	SourceStandardAPI = "standard-api"
+	// SourceTopicBytes: a per-topic byte counter of received gossip
+	// (Prysm's p2p_pubsub_rpc_recv_pub_bytes_total).
+	SourceTopicBytes = "topic-bytes"
+)
+
+// Sources lists every source name, in document order.
+var Sources = []string{SourceContract, SourceStandardAPI, SourceTopicBytes}
+
+// Offers reports whether the entry offers source (a CL entry that lists
+// none offers the standard API).
+func (c *Client) Offers(source string) bool {
+	if len(c.Sources) == 0 && c.Layer == LayerCL {
+		return source == SourceStandardAPI
+	}
+	return slices.Contains(c.Sources, source)
 }
 
 // Buildable reports whether the entry is built from source.
@@ -333,6 +362,7 @@ func (m *Manifest) validateClient(i int) []error {
 		}
 	}
 	errs = append(errs, m.checkRoles(i)...)
+	errs = append(errs, m.checkSources(i)...)
 	for j, p := range c.Params {
 		if !validRepoPath(p) {
 			bad("params", "entry %d: want a repository-relative path, got %q", j, p)
@@ -395,6 +425,29 @@ func (m *Manifest) checkRoles(i int) []error {
 			if !paramRE.MatchString(p) {
 				bad(key, "entry %d: want a flag starting with '-', got %q", j, p)
 			}
+		}
+	}
+	return errs
+}
+
+// checkSources checks a CL entry's sources: known names, each once; an EL
+// entry has none.
+func (m *Manifest) checkSources(i int) []error {
+	c := &m.Clients[i]
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, m.fieldErr(i, "sources", format, args...)) }
+	if c.Layer != LayerCL {
+		if len(c.Sources) > 0 {
+			bad("only a cl entry offers measurement sources: they are the beacon node's")
+		}
+		return errs
+	}
+	for j, s := range c.Sources {
+		switch {
+		case !slices.Contains(Sources, s):
+			bad("entry %d: unknown source %q; use %s", j, s, strings.Join(Sources, ", "))
+		case slices.Index(c.Sources, s) != j:
+			bad("entry %d: %s listed twice", j, s)
 		}
 	}
 	return errs

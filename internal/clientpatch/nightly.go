@@ -48,6 +48,47 @@ type DevnetJob struct {
 	// Images are the tags of the built images the devnet's participants
 	// run (ImageJob.Image); published images are pulled.
 	Images []string `json:"images"`
+	// Tags is the godog tag filter the job runs the features with
+	// (NightlyTags).
+	Tags string `json:"tags"`
+}
+
+// Feature tags the nightly's filters use (the suite's, in package steps;
+// a test there holds them to the features).
+const (
+	tagKurtosis = "@kurtosis"
+	tagBytes    = "@bytes"
+	tagContract = "@contract"
+	tagMixed    = "@mixed"
+)
+
+// NightlyTags is the tag filter of a devnet whose beacon nodes run the CL
+// entries cls: every @kurtosis scenario but the slow and broken ones (the
+// suite skips the rows of another mode than the devnet's), without the
+// byte scenarios unless every CL offers a byte source (the contract or a
+// per-topic counter), without the agreement of the two sources unless
+// some CL offers both the contract and the standard API, and, on a devnet
+// whose CLs are patched and unpatched alike (a mixed devnet), with the
+// comparison of the two populations opted in.
+func NightlyTags(cls []*Client) string {
+	tags := tagKurtosis + " && ~@slow && ~@broken"
+	allBytes, contract, patched, unpatched := len(cls) > 0, false, false, false
+	for _, c := range cls {
+		allBytes = allBytes && (c.Offers(SourceContract) || c.Offers(SourceTopicBytes))
+		contract = contract || c.Offers(SourceContract) && c.Offers(SourceStandardAPI)
+		patched = patched || c.Offers(SourceContract)
+		unpatched = unpatched || !c.Offers(SourceContract)
+	}
+	if !allBytes {
+		tags += " && ~" + tagBytes
+	}
+	if !contract {
+		tags += " && ~" + tagContract
+	}
+	if patched && unpatched {
+		tags += "," + tagMixed
+	}
+	return tags
 }
 
 // ArtifactPrefix starts the name of every ImageJob artifact.
@@ -84,12 +125,17 @@ func (m *Manifest) Nightly() (*Nightly, error) {
 				continue
 			}
 			job := DevnetJob{Client: c.Name, Params: p, Images: []string{}}
+			var cls []*Client
 			for _, u := range uses {
 				if u.Buildable() {
 					job.Images = append(job.Images, u.Image)
 					built[u.Name] = true
 				}
+				if u.Layer == LayerCL {
+					cls = append(cls, u)
+				}
 			}
+			job.Tags = NightlyTags(cls)
 			n.Devnets = append(n.Devnets, job)
 		}
 	}
@@ -122,6 +168,20 @@ func (m *Manifest) Nightly() (*Nightly, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// LoadNightly reads the manifest at path (LoadFile) and plans its nightly
+// (Manifest.Nightly).
+func LoadNightly(path string) (*Manifest, *Nightly, error) {
+	m, err := LoadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := m.Nightly()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, n, nil
 }
 
 // paramsClients reads the network-params file p (relative to Root) and

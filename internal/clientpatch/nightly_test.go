@@ -18,11 +18,7 @@ import (
 // devnet job, stress-withholders.yaml under the client that maps the
 // withholder role, and the patched image is built once for all its jobs.
 func TestNightly_Repository(t *testing.T) {
-	m, err := clientpatch.LoadFile(repo.Path(t, clientpatch.DefaultPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := m.Nightly()
+	m, n, err := clientpatch.LoadNightly(repo.Path(t, clientpatch.DefaultPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +55,7 @@ func TestNightly_Repository(t *testing.T) {
 	if uses < 4 {
 		t.Errorf("%d devnet jobs load the built image, want the 4 or more that run prysm-segmented", uses)
 	}
+	checkClientJobs(t, m, n)
 }
 
 const nightlyManifest = `version: 1
@@ -187,5 +184,70 @@ func TestNightly(t *testing.T) {
 				t.Errorf("images %+v, want %+v", n.Images, want)
 			}
 		})
+	}
+}
+
+// Each devnet job's tag filter follows from its CL clients' sources.
+func TestNightlyTags(t *testing.T) {
+	const base = "@kurtosis && ~@slow && ~@broken"
+	patched := &clientpatch.Client{Layer: clientpatch.LayerCL, Sources: []string{"contract", "standard-api", "topic-bytes"}}
+	prysm := &clientpatch.Client{Layer: clientpatch.LayerCL, Sources: []string{"standard-api", "topic-bytes"}}
+	teku := &clientpatch.Client{Layer: clientpatch.LayerCL, Sources: []string{"standard-api"}}
+	unlisted := &clientpatch.Client{Layer: clientpatch.LayerCL} // the standard API alone
+	contractOnly := &clientpatch.Client{Layer: clientpatch.LayerCL, Sources: []string{"contract"}}
+	tests := []struct {
+		name string
+		cls  []*clientpatch.Client
+		want string
+	}{
+		{"patched", []*clientpatch.Client{patched}, base},
+		{"unpatched with a byte counter", []*clientpatch.Client{prysm}, base + " && ~@contract"},
+		{"unpatched without one", []*clientpatch.Client{teku}, base + " && ~@bytes && ~@contract"},
+		{"no sources listed", []*clientpatch.Client{unlisted}, base + " && ~@bytes && ~@contract"},
+		{"contract without the standard API", []*clientpatch.Client{contractOnly}, base + " && ~@contract"},
+		{"mixed", []*clientpatch.Client{patched, prysm}, base + ",@mixed"},
+		{"mixed with a client without bytes", []*clientpatch.Client{patched, teku}, base + " && ~@bytes,@mixed"},
+		{"no CL", nil, base + " && ~@bytes && ~@contract"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clientpatch.NightlyTags(tt.cls); got != tt.want {
+				t.Errorf("NightlyTags = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// checkClientJobs: every consensus client ethereum-package runs on a
+// glamsterdam devnet has a whole-message entry with a nightly job; the
+// mixed devnet compares the populations; no unpatched client's job runs
+// the agreement of sources.
+func checkClientJobs(t *testing.T, m *clientpatch.Manifest, n *clientpatch.Nightly) {
+	t.Helper()
+	tags := map[string]string{}
+	for _, j := range n.Devnets {
+		tags[j.Client+" "+j.Params] = j.Tags
+	}
+	for _, cl := range []string{"prysm", "lighthouse", "teku", "lodestar", "nimbus", "grandine"} {
+		found := false
+		for _, c := range m.Clients {
+			if c.Layer == clientpatch.LayerCL && c.Type == cl && c.Mode == "whole" && len(c.Patches) == 0 && len(c.Params) > 0 {
+				found = true
+				for _, p := range c.Params {
+					if tg := tags[c.Name+" "+p]; !strings.Contains(tg, "~@contract") {
+						t.Errorf("%s %s runs %q: an unpatched client cannot hold the contract to the standard API", c.Name, p, tg)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no whole-message %s entry with a nightly job", cl)
+		}
+	}
+	if tg := tags["prysm-segmented network-params/mixed.yaml"]; !strings.HasSuffix(tg, ",@mixed") {
+		t.Errorf("the mixed devnet runs %q, want @mixed opted in", tg)
+	}
+	if tg := tags["prysm-segmented network-params/segmented.yaml"]; strings.Contains(tg, "~@bytes") || strings.Contains(tg, "~@contract") || strings.Contains(tg, "@mixed") {
+		t.Errorf("the patched devnet runs %q, want every @kurtosis scenario", tg)
 	}
 }

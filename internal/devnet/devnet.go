@@ -12,6 +12,7 @@ import (
 
 	"github.com/segdiff/segdiff/diffusion/role"
 	"github.com/segdiff/segdiff/internal/chainview"
+	"github.com/segdiff/segdiff/metrics"
 )
 
 // Role is what a node does in the devnet. A node may hold several roles:
@@ -144,4 +145,15 @@ type Describer interface {
 // final, so the suite need not wait for a later slot to settle one.
 type Finished interface {
 	Finished() bool
+}
+
+// Standard is implemented by devnets whose nodes the suite also measures
+// through the standard source (package watch): their beacon API event
+// streams, subscribed when the devnet was opened and held while it is
+// open, and the clients' own per-topic byte counters.
+type Standard interface {
+	// StandardSnapshots returns every node's standard readings so far
+	// (origin metrics.OriginStandardAPI), by node id, or why the devnet
+	// cannot be watched (no slot clock, no event stream at all).
+	StandardSnapshots(ctx context.Context, nodes []Node) (map[string]*metrics.Snapshot, error)
 }

@@ -74,6 +74,7 @@ type backend struct {
 	preflight   func(ctx context.Context) error
 	shutdown    func() error
 	checkConfig func(cfg Config) error
+	skip        func(cfg Config) string
 }
 
 // BackendOption adds an optional hook to a backend at registration.
@@ -92,6 +93,25 @@ func WithPreflight(f func(ctx context.Context) error) BackendOption {
 // devnet opens instead of when the first scenario opens one.
 func WithConfigCheck(f func(cfg Config) error) BackendOption {
 	return func(b *backend) { b.checkConfig = f }
+}
+
+// WithSkip gives the backend a check of whether a Config applies to the
+// devnet it attaches to: "" when it does, else why not (an enclave whose
+// params run another mode). The suite skips a scenario selecting a devnet
+// that does not apply, with that reason, as it skips another backend's
+// scenarios; Open still refuses such a Config.
+func WithSkip(f func(cfg Config) string) BackendOption {
+	return func(b *backend) { b.skip = f }
+}
+
+// SkipReason is why backend would not run a scenario on cfg's devnet (see
+// WithSkip), "" when it would or has no such check.
+func SkipReason(backend string, cfg Config) string {
+	b, err := lookup(backend)
+	if err != nil || b.skip == nil {
+		return ""
+	}
+	return b.skip(cfg)
 }
 
 // WithShutdown gives the backend a hook that releases what it holds

@@ -65,3 +65,28 @@ func TestCheckConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestSkipReason(t *testing.T) {
+	Register("skip-test", nil, WithSkip(func(cfg Config) string {
+		if cfg.Mode == ModeWhole {
+			return "runs segmented"
+		}
+		return ""
+	}))
+	Register("no-skip-test", nil)
+	tests := []struct {
+		backend string
+		cfg     Config
+		want    string
+	}{
+		{"skip-test", Config{Mode: ModeWhole}, "runs segmented"},
+		{"skip-test", Config{Mode: ModeSegmented}, ""},
+		{"no-skip-test", Config{Mode: ModeWhole}, ""},
+		{"unknown-backend", Config{Mode: ModeWhole}, ""},
+	}
+	for _, tt := range tests {
+		if got := SkipReason(tt.backend, tt.cfg); got != tt.want {
+			t.Errorf("SkipReason(%s, %s) = %q, want %q", tt.backend, tt.cfg, got, tt.want)
+		}
+	}
+}

@@ -221,6 +221,7 @@ func TopLevelKeys() []string {
 var (
 	SegdiffKeys = map[string][]string{
 		"mode":         nil,
+		"mixed":        nil,
 		"prometheus":   {"scrape_interval", "image"},
 		"grafana":      {"enabled", "image"},
 		"link_classes": {"default", "overrides", "custom", "home", "datacenter"},

@@ -2,6 +2,7 @@ package params
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -176,24 +177,39 @@ func knownType(layer, typ string) bool {
 }
 
 // clientModes: the CL images run the mode segdiff.mode declares (the
-// suite's verdicts and reports are labelled with it).
+// suite's verdicts and reports are labelled with it), or, on a devnet that
+// declares itself mixed (segdiff.mixed: true), whole-message diffusion
+// beside it: unpatched clients next to patched ones, which a mixed devnet
+// must both run.
 func (r *run) clientModes(f *facts) {
 	mode := string(segmode.Default)
 	if n := valueOf(f.segdiff, "mode"); n != nil {
 		mode = deref(n).Value
 	}
+	mixedNode := valueOf(f.segdiff, "mixed")
+	mixed := mixedNode != nil && isBool(mixedNode) && deref(mixedNode).Value == "true"
 	if !slices.Contains(segmode.ClientNames(), mode) || r.c.clients == nil {
 		return // a bad mode is reported by the segdiff rule
 	}
+	runs := map[string]bool{}
 	for _, e := range f.entries {
 		for _, kv := range e.ps {
 			ref, isRef := strings.CutPrefix(deref(kv.v).Value, ClientsRefPrefix)
 			if kv.key != "cl_image" || !isRef {
 				continue
 			}
-			if entry, ok := r.c.clients[ref]; ok && entry.Mode != "" && entry.Mode != mode {
+			entry, ok := r.c.clients[ref]
+			if !ok || entry.Mode == "" {
+				continue
+			}
+			runs[entry.Mode] = true
+			if entry.Mode != mode && !(mixed && entry.Mode == string(segmode.Whole)) {
 				r.add(kv.v, join(e.path, kv.key), "%s runs mode %s (%s), but segdiff.mode is %s", deref(kv.v).Value, entry.Mode, r.c.clientsSource, mode)
 			}
 		}
+	}
+	if mixed && (mode == string(segmode.Whole) || !runs[mode] || !runs[string(segmode.Whole)]) {
+		r.add(mixedNode, join(SegdiffKey, "mixed"), "a mixed devnet runs %s clients beside whole-message ones, but its CL images run %s (segdiff.mode is %s)",
+			mode, strings.Join(slices.Sorted(maps.Keys(runs)), " and "), mode)
 	}
 }

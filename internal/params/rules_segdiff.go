@@ -20,6 +20,7 @@ import (
 // to SegdiffKeys and, if its values need checking, a function here.
 var segdiffSections = map[string]func(r *run, f *facts, n *yaml.Node, path string){
 	"mode":         (*run).segdiffMode,
+	"mixed":        (*run).segdiffMixed,
 	"prometheus":   (*run).segdiffPrometheus,
 	"grafana":      (*run).segdiffGrafana,
 	"link_classes": (*run).linkClasses,
@@ -51,6 +52,12 @@ func (r *run) segdiffMode(_ *facts, n *yaml.Node, path string) {
 	if modes := mode.ClientNames(); !slices.Contains(modes, deref(n).Value) {
 		v := deref(n).Value
 		r.add(n, path, "unknown mode %q; use one of %s%s", v, strings.Join(modes, ", "), didYouMean(v, modes))
+	}
+}
+
+func (r *run) segdiffMixed(_ *facts, n *yaml.Node, path string) {
+	if !isBool(n) {
+		r.add(n, path, "must be true or false, got %q", deref(n).Value)
 	}
 }
 

@@ -245,3 +245,23 @@ func TestSummaryOpensWithTheOutcomeTable(t *testing.T) {
 		t.Errorf("a skipped scenario has a section; its row says all there is:\n%s", sum)
 	}
 }
+
+// Every verdict row of summary.md names the verdict's source, and a
+// failing verdict's brief in the outcome table does too.
+func TestSummaryRowsNameTheirSource(t *testing.T) {
+	run := testRun("run-1", 0.7)
+	v := assertions.QuantileAtMost("median completion from reveal", assertions.UnitSeconds, []assertions.Sample{{Node: "n1", Slot: 2, Value: 2}}, 0.5, 1)
+	v.Source = "standard API, times at receipt"
+	run.Scenarios = append(run.Scenarios, report.Scenario{Name: "slow on lighthouse", Status: report.StatusFailed, Devnets: []string{"embedded: mode=segmented"},
+		Verdicts: []assertions.Verdict{v}})
+	sum := report.Summary(run, nil, nil)
+	for _, want := range []string{
+		"| check | source | measured | budget | result | worst nodes |",
+		"| median completion from reveal | standard API, times at receipt | 2s | <= 1s | **FAIL** |",
+		"| slow on lighthouse | segmented (ci) | **failed** | median completion from reveal = 2s, budget <= 1s [source: standard API, times at receipt] |",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // Summary renders summary.md: a table of every scenario (devnet, status,
 // the failing verdict), the run header, then one section per executed
-// scenario (check, measured, budget, result, worst nodes with link class
+// scenario (check, its source, measured, budget, result, worst nodes with link class
 // and, when prev is not nil, the change since prev), the distributions and
 // the plots. A skipped scenario is a row of the table, "skipped: <reason>".
 func Summary(run Run, prev *Run, plots []string) string {
@@ -69,11 +69,11 @@ func Summary(run Run, prev *Run, plots []string) string {
 			}
 			continue
 		}
-		b.WriteString("| check | measured | budget | result | worst nodes |")
+		b.WriteString("| check | source | measured | budget | result | worst nodes |")
 		if prev != nil {
 			b.WriteString(" Δ vs previous |")
 		}
-		b.WriteString("\n|---|---|---|---|---|")
+		b.WriteString("\n|---|---|---|---|---|---|")
 		if prev != nil {
 			b.WriteString("---|")
 		}
@@ -86,7 +86,7 @@ func Summary(run Run, prev *Run, plots []string) string {
 			if !v.Pass {
 				result = "**FAIL**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %s |", cell(v.Check), cell(measured), v.Op,
+			fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s | %s |", cell(v.Check), cell(v.Source), cell(measured), v.Op,
 				v.Unit.Format(v.Budget), result, cell(assertions.FormatOffenders(v.OffenderUnit(), v.Worst)))
 			if prev != nil {
 				b.WriteString(" " + delta(v, prevFig, sc.Name) + " |")
@@ -163,10 +163,14 @@ func statusCell(sc Scenario) string {
 // measured (or why nothing was) and the budget; the scenario's section has
 // the worst nodes.
 func verdictBrief(v assertions.Verdict) string {
-	if v.Reason != "" {
-		return fmt.Sprintf("%s: %s (budget %s %s)", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget))
+	src := ""
+	if v.Source != "" {
+		src = " [source: " + v.Source + "]"
 	}
-	return fmt.Sprintf("%s = %s, budget %s %s", v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget))
+	if v.Reason != "" {
+		return fmt.Sprintf("%s: %s (budget %s %s)%s", v.Check, v.Reason, v.Op, v.Unit.Format(v.Budget), src)
+	}
+	return fmt.Sprintf("%s = %s, budget %s %s%s", v.Check, v.Unit.Format(v.Measured), v.Op, v.Unit.Format(v.Budget), src)
 }
 
 // sectionTitles returns, by index in run.Scenarios, a title for every

@@ -7,6 +7,7 @@ package metricstest
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/segdiff/segdiff/metrics"
 )
@@ -64,6 +66,9 @@ type Node struct {
 	Builder    bool
 	Datacenter bool
 	MetricsURL string
+	// Index is the node's place in the history: 0 for the builder, i for
+	// receiver n0i (CompletionDelay, DataBytes).
+	Index int
 }
 
 // Served is a running fake network.
@@ -129,33 +134,112 @@ func (n Network) CompletionDelay(i int) time.Duration {
 	return time.Duration(n.Slowdown * float64(200+40*i) * float64(time.Millisecond))
 }
 
+// nodes lists n's nodes, the builder b00 first.
+func (n Network) nodes(base string) []Node {
+	var out []Node
+	for i := 0; i <= n.Receivers; i++ {
+		node := Node{ID: fmt.Sprintf("n%02d", i), Datacenter: i > 0 && i%3 == 0, Index: i}
+		if i == 0 {
+			node = Node{ID: "b00", Builder: true, Datacenter: true}
+		}
+		node.MetricsURL = base + "/" + node.ID + "/metrics"
+		out = append(out, node)
+	}
+	return out
+}
+
 // Serve starts n's nodes on one loopback server.
 func (n Network) Serve() (*Served, error) {
 	n = n.withDefaults()
 	mux := http.NewServeMux()
 	s := &Served{srv: httptest.NewServer(mux)}
-	for i := 0; i <= n.Receivers; i++ {
-		node := Node{ID: fmt.Sprintf("n%02d", i), Datacenter: i > 0 && i%3 == 0}
-		if i == 0 {
-			node = Node{ID: "b00", Builder: true, Datacenter: true}
-		}
-		node.MetricsURL = s.srv.URL + "/" + node.ID + "/metrics"
+	s.Nodes = n.nodes(s.srv.URL)
+	for _, node := range s.Nodes {
 		reg := prometheus.NewRegistry()
 		rec, err := metrics.NewRecorder(reg, metrics.WithInfo(n.Mode, "segdiff/1", n.Client))
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("fake node %s: %w", node.ID, err)
 		}
-		n.record(rec, i, node.ID)
+		n.record(rec, node.Index, node.ID, uint64(n.Slots))
 		mux.Handle("/"+node.ID+"/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		s.Nodes = append(s.Nodes, node)
 	}
 	return s, nil
 }
 
-// record writes node i's history into rec.
-func (n Network) record(rec *metrics.Recorder, i int, id string) {
-	for slot := uint64(1); slot <= uint64(n.Slots); slot++ {
+// Live is a fake network served as running nodes serve it: a scrape holds
+// the history of the slots that ended by then.
+type Live struct {
+	// Genesis gives the genesis, read at every scrape (a fake devnet whose
+	// clock starts when the suite attaches fixes it on the first read).
+	Genesis func() time.Time
+	// Contract says which nodes export the metrics contract; the others
+	// export none of it (an unpatched client).
+	Contract func(id string) bool
+	// Extra, when not nil, writes a node's own series (a client's
+	// counters) after the contract's, as they stand at now.
+	Extra func(w io.Writer, node Node, now time.Time)
+}
+
+// ServeLive starts n's nodes as l describes, on one loopback server; n's
+// Genesis is replaced by l.Genesis().
+func (n Network) ServeLive(l Live) (*Served, error) {
+	n = n.withDefaults()
+	mux := http.NewServeMux()
+	s := &Served{srv: httptest.NewServer(mux)}
+	s.Nodes = n.nodes(s.srv.URL)
+	for _, node := range s.Nodes {
+		mux.HandleFunc("/"+node.ID+"/metrics", func(w http.ResponseWriter, _ *http.Request) {
+			now, net := time.Now(), n
+			net.Genesis = l.Genesis()
+			w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+			if l.Contract(node.ID) {
+				reg := prometheus.NewRegistry()
+				rec, err := metrics.NewRecorder(reg, metrics.WithInfo(n.Mode, "segdiff/1", n.Client))
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				var ended uint64 // slot s ends when s+1 starts
+				if k := now.Sub(net.Genesis) / net.SlotDuration; k >= 2 {
+					ended = min(uint64(k)-1, uint64(net.Slots))
+				}
+				net.record(rec, node.Index, node.ID, ended)
+				families, err := reg.Gather()
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+				for _, f := range families {
+					_ = enc.Encode(f)
+				}
+			}
+			if l.Extra != nil {
+				l.Extra(w, node, now)
+			}
+		})
+	}
+	return s, nil
+}
+
+// Copies is how many copies of a slot's payload receiver i receives, in
+// message data: BytesFactor·(1.2+0.02i).
+func (n Network) Copies(i int) float64 {
+	n = n.withDefaults()
+	return n.BytesFactor * (1.2 + 0.02*float64(i))
+}
+
+// DataBytes is what receiver i receives for a slot's payload, in data
+// bytes: Copies(i)·Compressed.
+func (n Network) DataBytes(i int) int {
+	n = n.withDefaults()
+	return int(n.Copies(i) * float64(n.Compressed))
+}
+
+// record writes node i's history of slots 1..last into rec.
+func (n Network) record(rec *metrics.Recorder, i int, id string, last uint64) {
+	for slot := uint64(1); slot <= last; slot++ {
 		start, reveal := n.SlotStart(slot), n.Reveal(slot)
 		rec.BlockArrived(slot, start.Add(100*time.Millisecond))
 		rec.BlockInstalled(slot, start.Add(time.Duration(110+i)*time.Millisecond))
@@ -168,7 +252,7 @@ func (n Network) record(rec *metrics.Recorder, i int, id string) {
 		if !n.Incomplete(id) {
 			rec.Completed(slot, reveal.Add(delay))
 		}
-		rec.AddReceivedBytes(slot, metrics.KindData, int(n.BytesFactor*float64(n.Compressed)*(1.2+0.02*float64(i))))
+		rec.AddReceivedBytes(slot, metrics.KindData, n.DataBytes(i))
 		rec.AddReceivedBytes(slot, metrics.KindControl, 2000)
 	}
 }

@@ -1,9 +1,11 @@
 // Package beacontest serves a fake beacon API for tests: the endpoints
 // go-eth2-client's HTTP service calls on New (/eth/v1/node/syncing,
 // /eth/v1/node/version) and for genesis, spec, blocks (by slot or "head"),
-// block roots, finality checkpoints and attestation rewards, with bodies
-// marshalled by go-eth2-client's own types as a real node serves them.
-// health.go builds whole chains for the glamsterdam health checks.
+// block roots, finality checkpoints, attestation rewards and signed
+// execution payload envelopes, with bodies marshalled by go-eth2-client's
+// own types as a real node serves them. health.go builds whole chains for
+// the glamsterdam health checks; events.go serves a node's /eth/v1/events
+// on a schedule (and drops it once, or never emits).
 package beacontest
 
 import (
@@ -37,8 +39,12 @@ type Chain struct {
 	// Rewards are the attestation rewards per epoch; a missing epoch is
 	// 404, as a node answers for an epoch it has not processed.
 	Rewards map[uint64][]apiv1.ValidatorAttestationRewards
-	blocks  map[uint64]*gloas.SignedBeaconBlock
-	roots   map[uint64]phase0.Root
+	// Clock, when set, gives the genesis served instead of Genesis: a
+	// chain whose slots start when the suite attaches (events.go).
+	Clock     *Clock
+	blocks    map[uint64]*gloas.SignedBeaconBlock
+	roots     map[uint64]phase0.Root
+	envelopes map[uint64][]byte // encoded responses
 }
 
 // NewChain returns a chain with the given genesis and mainnet-like Gloas
@@ -152,7 +158,13 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/eth/v1/node/version":
 		writeData(w, map[string]string{"version": "beacontest/v0.0.0"}, "")
 	case path == "/eth/v1/beacon/genesis":
-		writeData(w, &apiv1.Genesis{GenesisTime: c.Genesis}, "")
+		genesis := c.Genesis
+		if c.Clock != nil {
+			genesis = c.Clock.Genesis()
+		}
+		writeData(w, &apiv1.Genesis{GenesisTime: genesis}, "")
+	case strings.HasPrefix(path, envelopesPath):
+		c.serveEnvelope(w, strings.TrimPrefix(path, envelopesPath))
 	case path == "/eth/v1/config/spec":
 		writeData(w, c.Spec, "")
 	case strings.HasPrefix(path, "/eth/v1/beacon/blocks/") && strings.HasSuffix(path, "/root"):

@@ -11,12 +11,29 @@ import (
 
 	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/devnet"
+	"github.com/segdiff/segdiff/internal/watch"
+	"github.com/segdiff/segdiff/metrics"
 )
 
 // BackendName is the name the suite opens this backend by (DEVNET=kurtosis).
 const BackendName = "kurtosis"
 
-func init() { devnet.Register(BackendName, Open, devnet.WithPreflight(preflight)) }
+func init() {
+	devnet.Register(BackendName, Open, devnet.WithPreflight(preflight), devnet.WithSkip(skip))
+}
+
+// skip says why a scenario row for another diffusion mode than the
+// enclave's does not run on it (its params fix the mode): a suite run
+// against a whole-message enclave runs the whole rows of the features and
+// skips the segmented ones, and the other way round. An unreadable
+// endpoints file is the preflight's to report.
+func skip(cfg devnet.Config) string {
+	e, err := ReadEndpoints(endpointsPath())
+	if err != nil || cfg.Mode == "" || cfg.Mode == e.Mode {
+		return ""
+	}
+	return fmt.Sprintf("enclave %q runs %s diffusion (params %s); this row is for %s", e.Enclave, e.Mode, e.ParamsFile, cfg.Mode)
+}
 
 // preflight fails a run at once when there is no enclave to attach to.
 func preflight(context.Context) error {
@@ -45,7 +62,10 @@ const beaconTimeout = 10 * time.Second
 // The enclave's params fix the diffusion mode, so a cfg.Mode that differs is
 // an error naming both; a cfg.Preset must name the params file `up` used
 // (path or base name). cfg.Nodes and cfg.Seed do not apply. Open connects to
-// the first node whose beacon API answers; Close only detaches.
+// the first node whose beacon API answers and subscribes to every node's
+// event stream (the standard source, package watch) before it returns, so
+// that the first measured slot comes after the subscriptions; Close only
+// detaches.
 func Open(ctx context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 	e, err := ReadEndpoints(endpointsPath())
 	if err != nil {
@@ -81,7 +101,9 @@ func Attach(ctx context.Context, e *Endpoints, cfg devnet.Config) (devnet.Devnet
 			errs = append(errs, fmt.Errorf("node %s: %w", n.ID, err))
 			continue
 		}
-		return &kurtosisDevnet{endpoints: e, beacon: c, beaconNode: n.ID, cancel: cancel}, nil
+		d := &kurtosisDevnet{endpoints: e, beacon: c, beaconNode: n.ID, cancel: cancel}
+		d.startWatch(ctx)
+		return d, nil
 	}
 	cancel()
 	if len(errs) == 0 {
@@ -98,6 +120,32 @@ type kurtosisDevnet struct {
 	beaconNode string
 	closeOnce  sync.Once
 	cancel     context.CancelFunc
+	// watch is the standard source, or nil with watchErr saying why.
+	watch    *watch.Watch
+	watchErr error
+}
+
+// startWatch subscribes to every node's event stream. A devnet that cannot
+// be watched still opens: the contract may measure it, and a check that
+// needs the standard source fails with watchErr.
+func (d *kurtosisDevnet) startWatch(ctx context.Context) {
+	timing, err := d.beacon.Timing(ctx)
+	if err != nil {
+		d.watchErr = fmt.Errorf("no slot clock from node %s: %w", d.beaconNode, err)
+		return
+	}
+	nodes, _ := d.Nodes(ctx)
+	if d.watch, err = watch.Start(ctx, nodes, timing, watch.WithSizer(d.beacon)); err != nil {
+		d.watchErr = err
+	}
+}
+
+// StandardSnapshots implements devnet.Standard.
+func (d *kurtosisDevnet) StandardSnapshots(ctx context.Context, nodes []devnet.Node) (map[string]*metrics.Snapshot, error) {
+	if d.watch == nil {
+		return nil, fmt.Errorf("standard readings of enclave %q: %w", d.endpoints.Enclave, d.watchErr)
+	}
+	return d.watch.Snapshots(ctx, nodes)
 }
 
 func (d *kurtosisDevnet) Backend() string { return BackendName }
@@ -140,6 +188,11 @@ func (d *kurtosisDevnet) PrometheusURL() string { return d.endpoints.PrometheusU
 
 // Close detaches; the enclave keeps running (`segdiff devnet down` removes it).
 func (d *kurtosisDevnet) Close() error {
-	d.closeOnce.Do(d.cancel)
+	d.closeOnce.Do(func() {
+		if d.watch != nil {
+			d.watch.Close()
+		}
+		d.cancel()
+	})
 	return nil
 }

@@ -164,3 +164,62 @@ func TestBackendDefaultPath(t *testing.T) {
 	}
 	d.Close()
 }
+
+// An attached enclave holds every node's event stream (the standard
+// source): nodes without one are reported as gaps, not as readings; a
+// row for another mode than the enclave's is skipped with the reason.
+func TestBackendStandardSource(t *testing.T) {
+	chain := beacontest.NewChain(time.Now().Add(-time.Minute))
+	chain.Spec["SLOT_DURATION_MS"] = "1000"
+	t.Setenv(kurtosis.EnvEndpoints, writeEnclave(t, chain, nil))
+	d, err := devnet.Open(context.Background(), kurtosis.BackendName, devnet.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	std, ok := d.(devnet.Standard)
+	if !ok {
+		t.Fatal("the kurtosis devnet has no standard source")
+	}
+	nodes, _ := d.Nodes(context.Background())
+	time.Sleep(1100 * time.Millisecond) // into the first measured slot
+	snaps, err := std.StandardSnapshots(context.Background(), nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		s := snaps[n.ID]
+		if s == nil || len(s.Slots) != 0 || len(s.Gaps) == 0 {
+			t.Fatalf("node %s: %+v, want no readings and gaps", n.ID, s)
+		}
+		for _, gap := range s.Gaps {
+			if !strings.Contains(gap, "event stream never connected: event stream: http status 404") {
+				t.Errorf("node %s gap %q", n.ID, gap)
+			}
+		}
+	}
+	if got := devnet.SkipReason(kurtosis.BackendName, devnet.Config{Mode: devnet.ModeWhole}); !strings.Contains(got, `enclave "segdiff" runs segmented diffusion (params network-params/segmented.yaml); this row is for whole`) {
+		t.Errorf("skip reason %q", got)
+	}
+	if got := devnet.SkipReason(kurtosis.BackendName, devnet.Config{Mode: devnet.ModeSegmented}); got != "" {
+		t.Errorf("a segmented row on a segmented enclave is skipped: %q", got)
+	}
+}
+
+// Without a slot clock the enclave still opens (the contract may measure
+// it), and its standard readings say why there are none.
+func TestBackendStandardSourceWithoutTiming(t *testing.T) {
+	chain := beacontest.NewChain(time.Now())
+	delete(chain.Spec, "SLOT_DURATION_MS")
+	delete(chain.Spec, "SECONDS_PER_SLOT")
+	t.Setenv(kurtosis.EnvEndpoints, writeEnclave(t, chain, nil))
+	d, err := devnet.Open(context.Background(), kurtosis.BackendName, devnet.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	_, err = d.(devnet.Standard).StandardSnapshots(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), `standard readings of enclave "segdiff": no slot clock from node cl-1-prysm-geth`) {
+		t.Errorf("error %v", err)
+	}
+}

@@ -29,6 +29,10 @@ type Enclave struct {
 	EndpointsPath string
 	// Endpoints is what the file holds.
 	Endpoints *kurtosis.Endpoints
+	// Streams are a live enclave's event streams by node id (nil for the
+	// others): what each node emitted, and when, for a test to hold the
+	// suite's figures to.
+	Streams map[string]*beacontest.Stream
 }
 
 // EnclaveConfig describes a fake enclave. Zero values take the defaults
@@ -44,6 +48,18 @@ type EnclaveConfig struct {
 	// LackingEL names the node whose EL does not hold slot 5's block
 	// (default: every EL holds every bid's block).
 	LackingEL string
+	// Client, when set, makes the enclave live (live.go): its nodes run
+	// this kind of client, on a clock that starts when the suite attaches,
+	// with the network's history as events and counters in real time.
+	// Nil serves the network's contract series only, all at once.
+	Client *Client
+	// Clients, when set with Client, gives some nodes another kind of
+	// client (by node id): a mixed devnet.
+	Clients map[string]Client
+	// AvailableLag, with Client, delays every receiver's
+	// execution_payload_available event this long after the completion its
+	// contract series carry: a client whose two sources disagree.
+	AvailableLag time.Duration
 }
 
 // The default fake chain: 6 epochs of 8 slots, so "the chain has finished
@@ -67,16 +83,14 @@ func StartEnclave(t testing.TB, cfg EnclaveConfig) *Enclave {
 		t.Fatal(err)
 	}
 	t.Cleanup(served.Close)
+	if cfg.Client != nil {
+		return startLive(t, cfg)
+	}
 	chain := cfg.Chain
 	if chain == nil {
 		chain = beacontest.HealthyChain(net.SlotStart(0), HealthyEpochs, HealthySlotsPerEpoch)
 	}
-	blocks := map[common.Hash]uint64{}
-	for slot := uint64(1); slot <= uint64(max(net.Slots, 6))+1; slot++ {
-		h := executionHeader(slot).Hash()
-		chain.SetBidBlockHash(slot, phase0.Hash32(h))
-		blocks[h] = slot
-	}
+	blocks := bidBlocks(chain, net)
 	bn := beacontest.NewServer(t, chain)
 	e := &kurtosis.Endpoints{Version: kurtosis.EndpointsVersion, Enclave: "fake", Mode: devnet.Mode(net.Mode),
 		SecondsPerSlot: 12, PayloadDueBPS: 5000, WrittenAt: time.Now().UTC(),
@@ -90,14 +104,36 @@ func StartEnclave(t testing.TB, cfg EnclaveConfig) *Enclave {
 		if n.Datacenter {
 			node.LinkClass = devnet.LinkDatacenter
 		}
-		missing := uint64(0)
-		if n.ID == cfg.LackingEL {
-			missing = 5
-		}
-		el := httptest.NewServer(fakeEL(blocks, missing))
-		t.Cleanup(el.Close)
-		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: node, CLService: "cl-" + n.ID, ELRPCURL: el.URL})
+		e.Nodes = append(e.Nodes, kurtosis.EndpointNode{Node: node, CLService: "cl-" + n.ID, ELRPCURL: serveEL(t, blocks, cfg.LackingEL == n.ID)})
 	}
+	return writeEnclave(t, e)
+}
+
+// bidBlocks makes every slot's bid commit to an execution block and
+// returns the blocks by hash.
+func bidBlocks(chain *beacontest.Chain, net metricstest.Network) map[common.Hash]uint64 {
+	blocks := map[common.Hash]uint64{}
+	for slot := uint64(1); slot <= uint64(max(net.Slots, 6))+1; slot++ {
+		h := executionHeader(slot).Hash()
+		chain.SetBidBlockHash(slot, phase0.Hash32(h))
+		blocks[h] = slot
+	}
+	return blocks
+}
+
+// serveEL serves a fake EL holding blocks (but slot 5's when lacking).
+func serveEL(t testing.TB, blocks map[common.Hash]uint64, lacking bool) string {
+	missing := uint64(0)
+	if lacking {
+		missing = 5
+	}
+	el := httptest.NewServer(fakeEL(blocks, missing))
+	t.Cleanup(el.Close)
+	return el.URL
+}
+
+// writeEnclave writes e's endpoints file into a test directory.
+func writeEnclave(t testing.TB, e *kurtosis.Endpoints) *Enclave {
 	path := filepath.Join(t.TempDir(), "endpoints.json")
 	if err := kurtosis.WriteEndpoints(path, e); err != nil {
 		t.Fatal(err)
