@@ -289,10 +289,13 @@ func (n *phasedNode) publishState(g *group, pr *Prepared) {
 			st.queue.push(pushTicket{slot: g.slot, part: i, budget: min(width, len(mesh)), peers: mesh})
 		}
 	}
-	if g.capped || n.p.pushAll {
-		// Stock gossip announces to gossip peers only; the mesh gets the push.
+	if g.capped {
 		return
 	}
+	// The mesh hears at once that the source holds everything. For the
+	// whole message this stands in for stock gossip's rule never to forward
+	// a message back to its author: without it every mesh peer that got the
+	// payload elsewhere first pushes it back (6 copies at the ci builder).
 	for _, p := range mesh {
 		n.out(g, p).have = true
 	}

@@ -228,6 +228,23 @@ func TestWholePaced(t *testing.T) {
 			t.Errorf("wrote %v to peers that hold the payload", parts)
 		}
 	})
+	t.Run("the source tells its whole mesh it holds the payload, so no copy comes back", func(t *testing.T) {
+		f := newFixture(t, mode.WholePaced)
+		n, _ := newPhaseNode(t, f, Relay)
+		n.publish(f.prep)
+		g := n.groups[f.slot]
+		if g == nil {
+			t.Fatal("publish made no group")
+		}
+		n.dispatch(time.Now())
+		parts, have := outbox(g)
+		if len(parts) != wholePacedCopies {
+			t.Errorf("%d copies written at once, want %d", len(parts), wholePacedCopies)
+		}
+		if !slices.Equal(have, phaseMesh) {
+			t.Errorf("the source told %v, want its whole mesh %v", have, phaseMesh)
+		}
+	})
 	t.Run("a gossip peer's announcement is asked for, a mesh peer's is not", func(t *testing.T) {
 		n, _, f := newTier4Node(t, mode.WholePaced, Relay, StateRules{})
 		g := n.newGroup(f.commit)
