@@ -35,6 +35,17 @@ type stateNode struct {
 	// says a pace tick is scheduled.
 	wakeAt    time.Time
 	paceArmed bool
+	// unreported holds the peers demoted for a payload that have reported
+	// nothing since: they start the next payload demoted, until they
+	// report. Per-payload state alone relearns a black hole every slot,
+	// and half of each slot's first pushes go into it when half the mesh
+	// is mute.
+	unreported map[peer.ID]bool
+	// unanswered holds the peers whose claim lapsed (asked for a part they
+	// announced, they did not send it), until a part arrives from them: a
+	// silent node reports what it took and passes nothing on, so only its
+	// unanswered requests show it.
+	unanswered map[peer.ID]bool
 }
 
 // peerState is what a node knows of one peer for one payload. What the
@@ -54,7 +65,7 @@ type peerState struct {
 func newStateNode(p *phased, env Env) *stateNode {
 	r := p.state
 	st := &stateNode{rules: r, cards: newCardSet(p.cards, r.Without), role: env.Role(), uplinkMbps: r.UplinkMbps,
-		pacer: newPacer(r.PaceTick), rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		pacer: newPacer(r.PaceTick), rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), unreported: map[peer.ID]bool{}, unanswered: map[peer.ID]bool{}}
 	if u, ok := env.(Uplinker); ok && u.UplinkMbps() > 0 {
 		st.uplinkMbps = u.UplinkMbps()
 	}
@@ -161,6 +172,7 @@ func (n *phasedNode) heard(g *group, p peer.ID, have Bits, decoded bool) {
 	st := n.st
 	ps := st.peer(g, p)
 	ps.heard = time.Now()
+	delete(st.unreported, p)
 	for i := range g.parts {
 		if have.Has(i) {
 			st.report(g, ps, i)
@@ -176,6 +188,8 @@ func (n *phasedNode) arrivedFrom(g *group, p peer.ID, i int) {
 	st := n.st
 	ps := st.peer(g, p)
 	ps.heard = time.Now()
+	delete(st.unreported, p)
+	delete(st.unanswered, p)
 	ps.sentBy.Set(i)
 	st.report(g, ps, i)
 	st.window.Ack(p, g.slot, func(j int) bool { return j == i })
@@ -246,13 +260,34 @@ func (n *phasedNode) heldBy(g *group, p peer.ID) int {
 }
 
 // demoted reports the safer aim's demotion: p took our pushes and has
-// reported nothing since the first, for longer than the grace period.
+// reported nothing since the first, for longer than the grace period, or
+// was demoted so for an earlier payload and has reported nothing since; or
+// p left a request of ours unanswered and has sent no part since.
 func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
-	if n.st.rules.Aim != AimSafer {
+	st := n.st
+	if st.rules.Aim != AimSafer {
 		return false
 	}
-	ps := n.st.peer(g, p)
-	return !ps.firstPush.IsZero() && now.Sub(ps.firstPush) > n.st.rules.Grace && ps.heard.Before(ps.firstPush)
+	if st.unreported[p] || n.unanswering(p, now) {
+		return true
+	}
+	ps := st.peer(g, p)
+	if !ps.firstPush.IsZero() && now.Sub(ps.firstPush) > st.rules.Grace && ps.heard.Before(ps.firstPush) {
+		st.unreported[p] = true
+		return true
+	}
+	return false
+}
+
+// unanswering reports that p left a request of ours unanswered (the
+// ledger banned it) and has sent no part since; the ledger's ban lapses,
+// this does not.
+func (n *phasedNode) unanswering(p peer.ID, now time.Time) bool {
+	st := n.st
+	if !st.unanswered[p] && n.ledger.Banned(p, now) {
+		st.unanswered[p] = true
+	}
+	return st.unanswered[p]
 }
 
 // publishState is the source's reveal in tier 4: its first copies striped

@@ -271,3 +271,84 @@ func TestWholePaced(t *testing.T) {
 		}
 	})
 }
+
+// A peer that took pushes and reported nothing through the grace period
+// is demoted, and starts the next payload demoted until it reports: a
+// black hole (a mute node) is not relearned every slot.
+func TestTier4DemotionOutlivesThePayload(t *testing.T) {
+	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+	grace := n.st.rules.Grace
+	t0 := time.Now()
+	g := n.newGroup(f.commit)
+	n.st.peer(g, "m1").firstPush = t0
+	n.st.peer(g, "m2").firstPush = t0
+	if n.demoted(g, "m1", t0.Add(grace/2)) {
+		t.Fatal("demoted within the grace period")
+	}
+	n.heard(g, "m2", bitsOf(g.parts, 0), false)
+	if !n.demoted(g, "m1", t0.Add(grace+time.Millisecond)) {
+		t.Fatal("a peer that reported nothing past the grace period is not demoted")
+	}
+	if n.demoted(g, "m2", t0.Add(grace+time.Millisecond)) {
+		t.Fatal("a peer that reported is demoted")
+	}
+	next := f.commit
+	next.Slot++
+	g2 := n.newGroup(next)
+	if !n.demoted(g2, "m1", time.Now()) {
+		t.Error("the silent peer starts the next payload as a fresh peer")
+	}
+	if n.demoted(g2, "m2", time.Now()) || n.demoted(g2, "m3", time.Now()) {
+		t.Error("a peer that reported, or took no push, starts the next payload demoted")
+	}
+	n.heard(g2, "m1", NewBits(g2.parts), false)
+	if n.demoted(g2, "m1", time.Now()) {
+		t.Error("still demoted after it reported")
+	}
+	plain, _, _ := newTier4Node(t, mode.Tier4, Relay, StateRules{Aim: AimPlain})
+	pg := plain.newGroup(f.commit)
+	plain.st.peer(pg, "m1").firstPush = t0
+	if plain.demoted(pg, "m1", t0.Add(2*grace)) {
+		t.Error("the plain aim demotes")
+	}
+}
+
+// A peer that left our request unanswered (a silent node: it reports what
+// it took and passes nothing on) is demoted until a part arrives from it.
+func TestTier4DemotesAnUnansweringPeer(t *testing.T) {
+	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+	g := n.newGroup(f.commit)
+	t0 := time.Now()
+	key := partKey{g.slot, 0}
+	if !n.ledger.Announced(key, "m1", t0) {
+		t.Fatal("the first announcer is not asked")
+	}
+	n.ledger.Announced(key, "m2", t0)
+	if n.demoted(g, "m1", t0) {
+		t.Fatal("demoted while its request is outstanding")
+	}
+	r := n.ledger.Rules()
+	late := t0.Add(r.Delay + r.Window + time.Millisecond)
+	if next := n.ledger.Due(late); next[key] != "m2" {
+		t.Fatalf("the lapsed request moved to %v, want m2", next)
+	}
+	if !n.demoted(g, "m1", late) {
+		t.Fatal("a peer that left a request unanswered is not demoted")
+	}
+	// Past the ledger's ban it stays demoted, into the next payload.
+	after := late.Add(r.Ban + time.Second)
+	next := f.commit
+	next.Slot++
+	g2 := n.newGroup(next)
+	if !n.demoted(g2, "m1", after) {
+		t.Error("the unanswering peer is forgiven when its ban ends")
+	}
+	n.heard(g2, "m1", bitsOf(g2.parts, 0), false)
+	if !n.demoted(g2, "m1", after) {
+		t.Error("an inventory alone lifts the demotion (a silent node reports)")
+	}
+	n.arrivedFrom(g2, "m1", 0)
+	if n.demoted(g2, "m1", after) {
+		t.Error("still demoted after a part arrived from it")
+	}
+}
