@@ -156,6 +156,43 @@ func (l *Ledger[K]) Due(now time.Time) map[K]peer.ID {
 	return out
 }
 
+// Offer records p as an announcer of item without asking it (the caller's
+// request budget is spent): AskOffer asks it once a request frees.
+func (l *Ledger[K]) Offer(item K, p peer.ID) {
+	it, ok := l.items[item]
+	if !ok {
+		if len(l.items) >= l.rules.Items {
+			return
+		}
+		it = &pull{}
+		l.items[item] = it
+	}
+	if it.done || it.asked == p || containsPeer(it.offers, p) || len(it.offers) >= l.rules.Offers {
+		return
+	}
+	it.offers = append(it.offers, p)
+}
+
+// AskOffer asks item's oldest announcer not banned at now, when no request
+// for item is outstanding, and returns it (false: none to ask). The
+// announcement is old, so the pull delay does not apply again.
+func (l *Ledger[K]) AskOffer(item K, now time.Time) (peer.ID, bool) {
+	it, ok := l.items[item]
+	if !ok || it.done || it.asked != "" {
+		return "", false
+	}
+	for len(it.offers) > 0 {
+		next := it.offers[0]
+		it.offers = it.offers[1:]
+		if l.isBanned(next, now) {
+			continue
+		}
+		it.asked, it.deadline = next, now.Add(l.rules.Window)
+		return next, true
+	}
+	return "", false
+}
+
 // Asked returns the peer item is outstanding with, if any.
 func (l *Ledger[K]) Asked(item K) (peer.ID, bool) {
 	it, ok := l.items[item]

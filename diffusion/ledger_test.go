@@ -115,3 +115,39 @@ func TestLedgerDelayShiftsTheWindow(t *testing.T) {
 		t.Errorf("default delay %v, want 100ms", d)
 	}
 }
+
+// An offer is kept without a request; AskOffer asks the oldest announcer
+// not banned, only while nothing is outstanding, and never an arrived item.
+func TestLedgerOfferThenAsk(t *testing.T) {
+	l := diffusion.NewLedger[int](diffusion.PullRules{Window: 200 * time.Millisecond, Delay: -1, Ban: time.Second})
+	if _, ok := l.AskOffer(1, ms(0)); ok {
+		t.Fatal("asked for an item nobody announced")
+	}
+	l.Offer(1, "silent")
+	l.Offer(1, "honest")
+	l.Offer(1, "honest")
+	if got := l.Offers(1); got != 2 {
+		t.Fatalf("offers %d, want 2 (one per announcer)", got)
+	}
+	if _, asked := l.Asked(1); asked {
+		t.Fatal("an offer made a request")
+	}
+	// "silent" left another item's request unanswered: banned.
+	l.Announced(2, "silent", ms(0))
+	l.Due(ms(250))
+	p, ok := l.AskOffer(1, ms(260))
+	if !ok || p != "honest" {
+		t.Fatalf("AskOffer = %q, %v; want honest (silent is banned)", p, ok)
+	}
+	if _, ok := l.AskOffer(1, ms(270)); ok {
+		t.Error("asked twice while a request is outstanding")
+	}
+	if due := l.Due(ms(260 + 199)); len(due) != 0 {
+		t.Errorf("the request lapsed before its window: %v", due)
+	}
+	l.Offer(3, "a")
+	l.Arrived(3)
+	if _, ok := l.AskOffer(3, ms(300)); ok {
+		t.Error("asked for an arrived item")
+	}
+}

@@ -636,10 +636,17 @@ func (n *phasedNode) control(g *group, from peer.ID, c Control) {
 		budget = g.need - g.held.Count() - n.outstanding(g)
 	}
 	for i := range g.parts {
-		if budget <= 0 {
-			break
-		}
 		if !c.Have.Has(i) || g.held.Has(i) {
+			continue
+		}
+		if budget <= 0 {
+			if n.st == nil {
+				break
+			}
+			// Tier 4 keeps the announcement: the requests that spent the
+			// budget may go to peers that never answer (silent nodes),
+			// and an honest peer announces a part once.
+			n.ledger.Offer(partKey{g.slot, i}, from)
 			continue
 		}
 		if !n.p.pulls {
@@ -726,6 +733,41 @@ func (n *phasedNode) due() {
 			continue
 		}
 		n.ask(g, p, k.part)
+		n.scheduleDue()
+	}
+	if n.st != nil {
+		for _, g := range n.groups {
+			n.askOffers(g)
+		}
+	}
+}
+
+// askOffers asks, for tier 4, the announcers kept as offers of g's missing
+// parts no request is outstanding for, as far as the request budget
+// allows now that lapsed requests have moved on.
+func (n *phasedNode) askOffers(g *group) {
+	if g.done || !n.p.pulls {
+		return
+	}
+	budget := g.parts - g.held.Count()
+	if g.need < g.parts {
+		budget = g.need - g.held.Count() - n.outstanding(g)
+	}
+	now, asked := time.Now(), false
+	for i := range g.parts {
+		if budget <= 0 {
+			break
+		}
+		if g.held.Has(i) {
+			continue
+		}
+		if p, ok := n.ledger.AskOffer(partKey{g.slot, i}, now); ok {
+			n.ask(g, p, i)
+			budget--
+			asked = true
+		}
+	}
+	if asked {
 		n.scheduleDue()
 	}
 }

@@ -3,6 +3,7 @@ package diffusion
 import (
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	pb "github.com/libp2p/go-libp2p-pubsub/pb"
@@ -351,4 +352,40 @@ func TestTier4DemotesAnUnansweringPeer(t *testing.T) {
 	if n.demoted(g2, "m1", after) {
 		t.Error("still demoted after a part arrived from it")
 	}
+}
+
+// Announcements that arrive while the request budget is spent on peers
+// that never answer are kept as offers and asked once those requests
+// lapse: an honest peer announces a part once, and a node whose requests
+// all went to silent peers was stranded for good.
+func TestTier4AsksKeptOffersWhenRequestsLapse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, mode.Tier4)
+		p, err := New(mode.Tier4, Options{SegmentSize: 2048, Pulls: PullRules{Delay: -1, Window: 200 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.policy = p
+		n, _ := newPhaseNode(t, f, Relay)
+		g := n.newGroup(f.commit)
+		all := NewBits(g.parts)
+		for i := range g.parts {
+			all.Set(i)
+		}
+		// g1 (silent) announces everything: the whole budget goes to it.
+		n.control(g, "g1", Control{Parts: g.parts, Have: all})
+		if n.outstanding(g) != g.need {
+			t.Fatalf("%d requests outstanding, want the budget %d", n.outstanding(g), g.need)
+		}
+		// g2 (honest) announces everything once, while the budget is spent.
+		n.control(g, "g2", Control{Parts: g.parts, Have: all})
+		g.outbox = map[peer.ID]*partialSend{}
+		time.Sleep(250 * time.Millisecond)
+		synctest.Wait()
+		n.drain()
+		want := g.outbox["g2"]
+		if want == nil || want.want.Count() != g.need {
+			t.Fatalf("after the requests to g1 lapsed, g2 was asked for %v, want %d parts", want, g.need)
+		}
+	})
 }
