@@ -94,15 +94,8 @@ func (l *Ledger[K]) Rules() PullRules { return l.rules }
 // banned); otherwise p joins the item's offers. Items already arrived, and
 // announcements beyond the ledger's bound, are never asked for.
 func (l *Ledger[K]) Announced(item K, p peer.ID, now time.Time) (ask bool) {
-	it, ok := l.items[item]
-	if !ok {
-		if len(l.items) >= l.rules.Items {
-			return false
-		}
-		it = &pull{}
-		l.items[item] = it
-	}
-	if it.done {
+	it := l.track(item)
+	if it == nil || it.done {
 		return false
 	}
 	if it.asked == "" && !l.isBanned(p, now) {
@@ -117,13 +110,9 @@ func (l *Ledger[K]) Announced(item K, p peer.ID, now time.Time) (ask bool) {
 
 // Arrived records that item arrived: no further requests for it.
 func (l *Ledger[K]) Arrived(item K) {
-	it, ok := l.items[item]
-	if !ok {
-		if len(l.items) >= l.rules.Items {
-			return
-		}
-		it = &pull{}
-		l.items[item] = it
+	it := l.track(item)
+	if it == nil {
+		return
 	}
 	it.done, it.asked, it.offers = true, "", nil
 }
@@ -139,18 +128,11 @@ func (l *Ledger[K]) Due(now time.Time) map[K]peer.ID {
 		}
 		l.banned[it.asked] = now.Add(l.rules.Ban)
 		it.asked = ""
-		for len(it.offers) > 0 {
-			next := it.offers[0]
-			it.offers = it.offers[1:]
-			if l.isBanned(next, now) {
-				continue
-			}
-			it.asked, it.deadline = next, now.Add(l.rules.Window)
+		if next, ok := l.askNext(it, now); ok {
 			if out == nil {
 				out = map[K]peer.ID{}
 			}
 			out[item] = next
-			break
 		}
 	}
 	return out
@@ -159,15 +141,8 @@ func (l *Ledger[K]) Due(now time.Time) map[K]peer.ID {
 // Offer records p as an announcer of item without asking it (the caller's
 // request budget is spent): AskOffer asks it once a request frees.
 func (l *Ledger[K]) Offer(item K, p peer.ID) {
-	it, ok := l.items[item]
-	if !ok {
-		if len(l.items) >= l.rules.Items {
-			return
-		}
-		it = &pull{}
-		l.items[item] = it
-	}
-	if it.done || it.asked == p || containsPeer(it.offers, p) || len(it.offers) >= l.rules.Offers {
+	it := l.track(item)
+	if it == nil || it.done || it.asked == p || containsPeer(it.offers, p) || len(it.offers) >= l.rules.Offers {
 		return
 	}
 	it.offers = append(it.offers, p)
@@ -181,6 +156,12 @@ func (l *Ledger[K]) AskOffer(item K, now time.Time) (peer.ID, bool) {
 	if !ok || it.done || it.asked != "" {
 		return "", false
 	}
+	return l.askNext(it, now)
+}
+
+// askNext asks the item's oldest offer not banned at now (banned ones are
+// dropped); false when none is left.
+func (l *Ledger[K]) askNext(it *pull, now time.Time) (peer.ID, bool) {
 	for len(it.offers) > 0 {
 		next := it.offers[0]
 		it.offers = it.offers[1:]
@@ -191,6 +172,20 @@ func (l *Ledger[K]) AskOffer(item K, now time.Time) (peer.ID, bool) {
 		return next, true
 	}
 	return "", false
+}
+
+// track returns item's state, a new one for an item not yet tracked; nil
+// when the ledger is at its bound (PullRules.Items).
+func (l *Ledger[K]) track(item K) *pull {
+	if it, ok := l.items[item]; ok {
+		return it
+	}
+	if len(l.items) >= l.rules.Items {
+		return nil
+	}
+	it := &pull{}
+	l.items[item] = it
+	return it
 }
 
 // Asked returns the peer item is outstanding with, if any.

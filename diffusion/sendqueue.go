@@ -1,6 +1,10 @@
 package diffusion
 
-import "github.com/libp2p/go-libp2p/core/peer"
+import (
+	"slices"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
 
 // queuedSend is one copy a node writes: a part of a slot's payload to a
 // peer, as an answer to its request or as an eager push.
@@ -133,20 +137,6 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 
 // drop removes every answer and ticket of slots for which match holds.
 func (q *sendQueue) drop(match func(slot uint64) bool) {
-	answers := q.answers[:0]
-	for _, s := range q.answers {
-		if !match(s.slot) {
-			answers = append(answers, s)
-		}
-	}
-	clear(q.answers[len(answers):])
-	q.answers = answers
-	tickets := q.tickets[:0]
-	for _, t := range q.tickets {
-		if !match(t.slot) {
-			tickets = append(tickets, t)
-		}
-	}
-	clear(q.tickets[len(tickets):])
-	q.tickets = tickets
+	q.answers = slices.DeleteFunc(q.answers, func(s queuedSend) bool { return match(s.slot) })
+	q.tickets = slices.DeleteFunc(q.tickets, func(t pushTicket) bool { return match(t.slot) })
 }
