@@ -274,39 +274,33 @@ func ShareAtLeast(check string, samples []Sample, within, minShare float64) Verd
 // is at least factor. Samples are durations in seconds; Worst holds the
 // slowest nodes of fast.
 func SpeedupAtLeast(check string, slow, fast []Sample, q, factor float64) Verdict {
-	if len(slow) == 0 || len(fast) == 0 {
-		return noSamples(check, UnitRatio, OpAtLeast, factor)
-	}
-	qs, qf := stats.Quantile(values(slow), q), stats.Quantile(values(fast), q)
-	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtLeast, Budget: factor, WorstUnit: UnitSeconds}
-	coverage(&v, fast)
-	if qf <= 0 {
-		v.Reason = fmt.Sprintf("fast quantile is %s, cannot form a ratio", UnitSeconds.Format(qf))
-		return v
-	}
-	v.Measured = qs / qf
-	v.Pass = OpAtLeast.holds(v.Measured, factor)
-	v.Worst = worstNodes(fast, true)
-	return v
+	return quantileRatio(check, OpAtLeast, factor, UnitSeconds, slow, fast, fast, q, "fast")
 }
 
 // RatioAtMost checks that the q-quantile of num divided by that of den is
 // at most ratio, for samples of one unit (copies: "tier4 moves at most 0.9
 // times tier3's"). Worst holds the highest samples of num.
 func RatioAtMost(check string, unit Unit, num, den []Sample, q, ratio float64) Verdict {
+	return quantileRatio(check, OpAtMost, ratio, unit, num, den, num, q, "denominator")
+}
+
+// quantileRatio is the verdict on the q-quantile of num over that of den
+// (samples of unit) against budget; coverage and Worst come from worst,
+// one of the two; denName names den in the reason a zero quantile gives.
+func quantileRatio(check string, op Op, budget float64, unit Unit, num, den, worst []Sample, q float64, denName string) Verdict {
 	if len(num) == 0 || len(den) == 0 {
-		return noSamples(check, UnitRatio, OpAtMost, ratio)
+		return noSamples(check, UnitRatio, op, budget)
 	}
 	qn, qd := stats.Quantile(values(num), q), stats.Quantile(values(den), q)
-	v := Verdict{Check: check, Unit: UnitRatio, Op: OpAtMost, Budget: ratio, WorstUnit: unit}
-	coverage(&v, num)
+	v := Verdict{Check: check, Unit: UnitRatio, Op: op, Budget: budget, WorstUnit: unit}
+	coverage(&v, worst)
 	if qd <= 0 {
-		v.Reason = fmt.Sprintf("denominator quantile is %s, cannot form a ratio", unit.Format(qd))
+		v.Reason = fmt.Sprintf("%s quantile is %s, cannot form a ratio", denName, unit.Format(qd))
 		return v
 	}
 	v.Measured = qn / qd
-	v.Pass = OpAtMost.holds(v.Measured, ratio)
-	v.Worst = worstNodes(num, true)
+	v.Pass = op.holds(v.Measured, budget)
+	v.Worst = worstNodes(worst, true)
 	return v
 }
 
