@@ -17,7 +17,7 @@ LOAD_IMAGE ?= segdiff/segdiff:latest
 
 FUZZTIME ?= 60s
 
-.PHONY: all test race race-sim e2e e2e-slow check-interrupt bench fuzz lint sim params-check \
+.PHONY: all test race race-sim e2e e2e-slow e2e-extended check-interrupt bench fuzz lint sim params-check \
 	devnet-up devnet-down devnet-status patches-check load-image help
 
 all: lint test
@@ -46,6 +46,9 @@ e2e: ## the Gherkin suite against the embedded devnet (TAGS='...' filters; see R
 
 e2e-slow: ## the @slow scenarios (500-node embedded networks)
 	GO=$(GO) TAGS='@slow' TIMEOUT=120m .ci/e2e
+
+e2e-extended: ## the @extended scenarios (the rest of the stress list at tier 4, ci preset)
+	GO=$(GO) TAGS='@embedded && @extended' .ci/e2e
 
 check-interrupt: ## Ctrl-C during make e2e leaves no simulation and no temporary files behind
 	.ci/check-interrupt

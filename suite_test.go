@@ -129,6 +129,9 @@ func cliPreflight() {
 	if steps.OptedIn(o.Tags, steps.TagMixed) {
 		suite.SetMixed(true)
 	}
+	if steps.OptedIn(o.Tags, steps.TagExtended) {
+		suite.SetExtended(true)
+	}
 	plan, err := suite.Preflight(context.Background(), o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "segdiff: %v\n", err)
@@ -166,6 +169,9 @@ func TestFeatures(t *testing.T) {
 	}
 	if steps.OptedIn(o.Tags, steps.TagMixed) {
 		suite.SetMixed(true)
+	}
+	if steps.OptedIn(o.Tags, steps.TagExtended) {
+		suite.SetExtended(true)
 	}
 	if steps.OptedIn(o.Tags, steps.TagSlow) {
 		suite.SetSlow(true)

@@ -21,7 +21,12 @@ Feature: Bytes received per node
   shards in flight when the last node rebuilds); by network completion
   tier2 2.3-2.4 and tier3 2.1-2.3, inside the design's 2.5. Largest node:
   segmented 10.2-11.9, segmented-batch 9.0-12.0, tier2 3.4-4.4, tier3
-  4.2-5.1.
+  4.2-5.1. tier4 and whole-paced (sweeps/results/ci-budgets/, seeds 7-16):
+  tier4 1.79-2.06 over the slot, 1.51-1.79 by network completion (design
+  1.7), largest node 2.9-4.7; whole-paced 5.0 over the slot on every seed
+  (whole 6-7), 2.1-3.8 by network completion, largest node 13-19
+  (whole-paced asks every gossip peer that announces a payload it lacks,
+  as stock gossip does).
 
   On Kurtosis the whole rows gate upstream clients' whole-message gossip
   (no published figure for a 6-node network; a node there has at most 5
@@ -46,6 +51,8 @@ Feature: Bytes received per node
       | segmented-batch | 3     | 90%  | 1048576 | 9.0 | 14.5 |
       | tier2           | 3     | 90%  | 1048576 | 3.1 | 5.3  |
       | tier3           | 3     | 90%  | 1048576 | 3.7 | 6.2  |
+      | tier4           | 3     | 90%  | 1048576 | 2.5 | 5.6  |
+      | whole-paced     | 3     | 90%  | 1048576 | 6.0 | 23   |
 
     @kurtosis
     Examples: Kurtosis enclave

@@ -18,6 +18,8 @@ Feature: PTC payload timeliness
       | segmented-batch | 3     | 90%  | 1048576 |
       | tier2           | 3     | 90%  | 1048576 |
       | tier3           | 3     | 90%  | 1048576 |
+      | tier4           | 3     | 90%  | 1048576 |
+      | whole-paced     | 3     | 90%  | 1048576 |
 
     @kurtosis
     Examples: Kurtosis enclave

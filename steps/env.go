@@ -58,6 +58,7 @@ func EnvVars() []EnvVar {
 		{Name: "SEGDIFF_PRESET", Default: "`ci` (embedded)", Doc: "preset for \"Given a <mode> devnet\" (embedded: `ci` or `study-500`; Kurtosis: the params file the enclave was started with)", parse: parsePreset},
 		{Name: "SEGDIFF_SEED", Default: "backend default", Doc: "devnet seed (an integer other than 0, which stands for the default)", parse: parseSeed},
 		{Name: "SEGDIFF_SLOW", Default: "unset", Doc: "`1` runs `@slow` scenarios", parse: flag01(func(c *Config, on bool) { c.Slow = on })},
+		{Name: "SEGDIFF_EXTENDED", Default: "unset", Doc: "`1` runs `@extended` scenarios", parse: flag01(func(c *Config, on bool) { c.Extended = on })},
 		{Name: "SEGDIFF_SCRAPE", Default: "`" + ScrapeDirect + "`", Doc: "`direct` scrapes every node's /metrics; `promql` asks the devnet's Prometheus", parse: parseScrape},
 		{Name: "SEGDIFF_PREFETCH", Default: "`2`", Doc: "devnets opened concurrently before the scenarios start; `0` opens each on first use", parse: parsePrefetch},
 		{Name: "SEGDIFF_POLL_INTERVAL", Default: "`1s`", Doc: "re-read interval while waiting for warm slots (a duration above 0)", parse: positiveDuration(func(c *Config, d time.Duration) { c.PollInterval = d })},

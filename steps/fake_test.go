@@ -22,7 +22,8 @@ func init() { devnet.Register(fakeBackend, openFake) }
 // fakeDevnet serves one exposition per node (package metricstest): a
 // builder b00 revealing slots 1..6 and eight receivers whose completion
 // grows with their index; whole mode is five times slower and costs three
-// times the bytes.
+// times the bytes, tier4 costs 0.7 times the bytes (the comparison rows'
+// lighter mode).
 type fakeDevnet struct {
 	noPTC  uint64 // slot without votes, 0 for none
 	served *metricstest.Served
@@ -41,8 +42,11 @@ func openFake(_ context.Context, cfg devnet.Config) (devnet.Devnet, error) {
 		return nil, fmt.Errorf("fake backend: no preset")
 	}
 	net := metricstest.Network{Mode: string(cfg.Mode), Slots: fakeSlots, Receivers: fakeReceivers, Compressed: fakeCompressed}
-	if cfg.Mode == devnet.ModeWhole {
+	switch cfg.Mode {
+	case devnet.ModeWhole:
 		net.Slowdown, net.BytesFactor = 5, 3
+	case devnet.Mode(mode.Tier4):
+		net.BytesFactor = 0.7
 	}
 	f := &fakeDevnet{timing: devnet.Timing{Genesis: net.SlotStart(0), SlotDuration: time.Second, PayloadDueBPS: 5000}}
 	if cfg.Preset == "fake-noptc" {

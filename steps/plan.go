@@ -65,7 +65,7 @@ func (s *Suite) Plan(opts godog.Options) (Plan, error) {
 	}
 	// The suite's own tags are always known: a default filter such as
 	// "@embedded && ~@slow" stays valid on a path without @slow scenarios.
-	plan := Plan{Tags: []string{TagBroken, TagEmbedded, TagKurtosis, TagMixed, TagSlow}}
+	plan := Plan{Tags: []string{TagBroken, TagEmbedded, TagExtended, TagKurtosis, TagMixed, TagSlow}}
 	for _, f := range features {
 		for _, p := range f.Pickles {
 			for _, t := range p.Tags {
@@ -119,7 +119,7 @@ func keywordOf(t messages.PickleStepType) string {
 // DefaultTags is the tag filter of a run on backend when none is given:
 // the backend's scenarios without the opt-in @slow and @broken ones.
 func DefaultTags(backend string) string {
-	return "@" + backend + " && ~" + TagSlow + " && ~" + TagBroken
+	return "@" + backend + " && ~" + TagSlow + " && ~" + TagExtended + " && ~" + TagBroken
 }
 
 // OptedIn reports whether the tag filter tags selects the opt-in tag (@slow,

@@ -42,6 +42,10 @@ const (
 	TagEmbedded = "@embedded" // runs against the embedded devnet
 	TagKurtosis = "@kurtosis" // runs against a Kurtosis enclave
 	TagSlow     = "@slow"     // large networks (500 nodes); opt-in
+	// TagExtended marks scenarios past the default run's time: the rest
+	// of the stress list at tier 4 (fourteen more devnets); opt-in, run
+	// nightly and by make e2e-extended.
+	TagExtended = "@extended"
 	// TagBroken marks scenarios built to fail (a broken network run as an
 	// ordinary budget check); opt-in, for proving the suite fails closed.
 	TagBroken = "@broken"
@@ -74,6 +78,9 @@ type Config struct {
 	Seed int64
 	// Slow runs @slow scenarios; otherwise they are skipped (SEGDIFF_SLOW=1).
 	Slow bool
+	// Extended runs @extended scenarios; otherwise they are skipped
+	// (SEGDIFF_EXTENDED=1).
+	Extended bool
 	// Broken runs @broken scenarios, which must fail; otherwise they are
 	// skipped.
 	Broken bool
@@ -183,6 +190,10 @@ func (s *Suite) Config() Config { return s.cfg }
 // SetSlow enables or disables @slow scenarios (TestFeatures enables them
 // when its tag filter selects @slow).
 func (s *Suite) SetSlow(on bool) { s.cfg.Slow = on }
+
+// SetExtended enables or disables @extended scenarios (TestFeatures
+// enables them when its tag filter selects @extended).
+func (s *Suite) SetExtended(on bool) { s.cfg.Extended = on }
 
 // SetBroken enables or disables @broken scenarios (TestFeatures enables
 // them when its tag filter selects @broken).
@@ -545,6 +556,8 @@ func (s *Suite) skipReason(tags []string) string {
 		return fmt.Sprintf("not tagged %s", s.cfg.Tag)
 	case slices.Contains(tags, TagSlow) && !s.cfg.Slow:
 		return "@slow: set SEGDIFF_SLOW=1 or select @slow with -godog.tags"
+	case slices.Contains(tags, TagExtended) && !s.cfg.Extended:
+		return "@extended: set SEGDIFF_EXTENDED=1 or select @extended with -godog.tags (make e2e-extended)"
 	case slices.Contains(tags, TagBroken) && !s.cfg.Broken:
 		return "@broken: built to fail; select @broken with -godog.tags to see the suite fail"
 	case slices.Contains(tags, TagMixed) && !s.cfg.Mixed:

@@ -338,7 +338,7 @@ func checkMake(env map[string]string, args []string) error {
 		if tags == "" {
 			tags = steps.DefaultTags(backend)
 		}
-		if err := checkSelection(backend, tags, []string{"features"}, steps.OptedIn(tags, steps.TagSlow), steps.OptedIn(tags, steps.TagBroken)); err != nil {
+		if err := checkSelection(backend, tags, []string{"features"}, env, false); err != nil {
 			return fmt.Errorf("make %s: %w", target, err)
 		}
 	}
@@ -395,17 +395,24 @@ func checkGodogRun(env map[string]string, args []string) error {
 			}
 		}
 	}
-	return checkSelection(cmp.Or(env["DEVNET"], "embedded"), o.Tags, paths, env["SEGDIFF_SLOW"] == "1", false)
+	return checkSelection(cmp.Or(env["DEVNET"], "embedded"), o.Tags, paths, env, true)
 }
 
 // checkSelection fails unless the tag filter parses, names only tags the
 // features in paths carry, and selects at least one scenario that backend
-// runs.
-func checkSelection(backend, tags string, paths []string, slow, broken bool) error {
+// runs. The opt-in tags are opted into as the suite does: under go test
+// (TestFeatures) by a filter naming the tag; under the godog CLI
+// (cliPreflight) @mixed and @extended so, @slow by SEGDIFF_SLOW only;
+// SEGDIFF_SLOW and SEGDIFF_EXTENDED from env in both.
+func checkSelection(backend, tags string, paths []string, env map[string]string, cli bool) error {
 	if err := devnet.Known(backend); err != nil {
 		return err
 	}
-	s := steps.New(steps.Config{Backend: backend, Slow: slow, Broken: broken, Log: io.Discard})
+	s := steps.New(steps.Config{Backend: backend, Log: io.Discard,
+		Slow:     env["SEGDIFF_SLOW"] == "1" || (!cli && steps.OptedIn(tags, steps.TagSlow)),
+		Extended: env["SEGDIFF_EXTENDED"] == "1" || steps.OptedIn(tags, steps.TagExtended),
+		Broken:   !cli && steps.OptedIn(tags, steps.TagBroken),
+		Mixed:    steps.OptedIn(tags, steps.TagMixed)})
 	defer s.Close()
 	plan, err := s.Plan(godog.Options{Paths: paths, Tags: tags})
 	if err != nil {
