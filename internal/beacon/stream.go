@@ -109,10 +109,6 @@ func WithStreamBackoff(initial, maxWait time.Duration) StreamOption {
 	return func(s *Stream) { s.backoff = poll.Backoff{Initial: initial, Max: maxWait} }
 }
 
-// WithStreamHTTPClient sets the HTTP client (default: one without an
-// overall timeout, as a stream never ends by itself).
-func WithStreamHTTPClient(c *http.Client) StreamOption { return func(s *Stream) { s.client = c } }
-
 // NewStream returns a subscription to topics (default StreamTopics) of the
 // beacon node at address. A bad address is an error.
 func NewStream(address string, topics []string, opts ...StreamOption) (*Stream, error) {

@@ -48,7 +48,6 @@ type parameters struct {
 	backoff   [2]time.Duration
 	settle    time.Duration
 	sizer     Sizer
-	scrape    []scrape.Option
 	sizeRetry time.Duration
 }
 
@@ -65,13 +64,6 @@ func WithSettle(d time.Duration) Option { return func(p *parameters) { p.settle 
 // WithSizer sets where payload sizes are read (default: none, and every
 // payload size is a missing reading).
 func WithSizer(s Sizer) Option { return func(p *parameters) { p.sizer = s } }
-
-// WithScrapeOptions configures the per-topic counter's reads (package
-// scrape's options; default one attempt with its default timeout, as a
-// boundary read that retries is no longer at the boundary).
-func WithScrapeOptions(opts ...scrape.Option) Option {
-	return func(p *parameters) { p.scrape = opts }
-}
 
 // Watch is a running standard source; see the package doc.
 type Watch struct {
@@ -253,7 +245,8 @@ func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 // readCounters reads n's per-topic counter at the start of every slot from
 // the first measured one on.
 func (w *Watch) readCounters(ctx context.Context, n devnet.Node, nw *node) {
-	src, err := scrape.NewDirect(append([]scrape.Option{scrape.WithRetries(0)}, w.p.scrape...)...)
+	// One attempt: a boundary read that retries is no longer at the boundary.
+	src, err := scrape.NewDirect(scrape.WithRetries(0))
 	for slot := w.first; ; slot++ {
 		at := w.timing.SlotStart(slot)
 		select {
