@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/racedetector"
 	"github.com/segdiff/segdiff/internal/sweep"
 )
 
@@ -311,11 +312,19 @@ func realSweep(t *testing.T, grid, out string) {
 }
 
 // compare flags a deliberately slowed configuration (a 20 Mbps uplink
-// instead of 50) and passes two runs of the same grid. Real 16-node
-// simulations, one at a time: about a minute.
+// instead of 50: +40-65 % on p50 and p99) at the default tolerance, and
+// passes two runs of the same grid at 25 %. Sixteen nodes and one warm
+// slot per seed are noisier than the 32-node five-seed sweeps the default
+// was set over (embedded/README.md): two runs of this grid have moved a
+// mean p50 and p99 by 11-12 %, all three seeds the same way, which the
+// default 10 % flags. Real 16-node simulations, one at a time: about a
+// minute.
 func TestSweepCompareRealSims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nine 16-node simulations")
+	}
+	if racedetector.Enabled {
+		t.Skip("the simulations run in a segdiff binary built without -race (make test runs this)")
 	}
 	bin, err := segdiffBin()
 	if err != nil {
@@ -337,12 +346,12 @@ func TestSweepCompareRealSims(t *testing.T) {
 			t.Errorf("sweep wrote no %s", f)
 		}
 	}
-	compare := func(next string) (int, string) {
+	compare := func(next string, flags ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
-		code := run([]string{"sweep", "compare", base, next}, &stdout, &stderr)
+		code := run(append(append([]string{"sweep", "compare"}, flags...), base, next), &stdout, &stderr)
 		return code, stdout.String() + stderr.String()
 	}
-	if code, out := compare(again); code != 0 {
+	if code, out := compare(again, "--tolerance", "25%"); code != 0 {
 		t.Errorf("two runs of the same grid: exit %d\n%s", code, out)
 	} else {
 		t.Log(out)

@@ -91,7 +91,9 @@ func TestNoncesAcrossRestart(t *testing.T) {
 			t.Errorf("block %d after restart: fill %.3f, want 1 ± 0.05", r.Number, r.Fill())
 		}
 	}
-	// Every account's pending nonce equals its included nonce: nothing stuck.
+	// Every account's pending nonce equals its included nonce: nothing stuck
+	// (the last Step's sends reach the pool first, as in steps).
+	waitInPool(t, ctx, second, b)
 	b.Commit()
 	for _, a := range accts {
 		pending, err := b.Client().PendingNonceAt(ctx, a.Address)
