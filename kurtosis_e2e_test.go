@@ -14,6 +14,7 @@ import (
 	"github.com/segdiff/segdiff/assertions"
 	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
 	"github.com/segdiff/segdiff/internal/devnet/kurtosis/kurtosistest"
+	"github.com/segdiff/segdiff/internal/racedetector"
 	"github.com/segdiff/segdiff/internal/report"
 )
 
@@ -33,6 +34,9 @@ import (
 func TestReadmeKurtosisCommandPassesOnAHealthyEnclave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the suite and runs make e2e against fake enclaves")
+	}
+	if racedetector.Enabled {
+		t.Skip("make e2e builds and runs the suite without -race (make test runs this)")
 	}
 	if os.Getenv("SEGDIFF_E2E") != "" || os.Getenv(cliEnv) != "" {
 		t.Skip("inside a subprocess of a suite test")

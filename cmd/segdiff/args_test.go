@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/segdiff/segdiff/internal/racedetector"
 )
 
 // Every argument error of every subcommand is one line naming the flag or
@@ -179,6 +181,9 @@ func TestHelp(t *testing.T) {
 func TestSimPrintsNoTestingLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two 16-node simulations")
+	}
+	if racedetector.Enabled {
+		t.Skip("the simulations run in a segdiff binary built without -race (make test runs this)")
 	}
 	bin, err := segdiffBin()
 	if err != nil {
