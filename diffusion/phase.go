@@ -387,14 +387,18 @@ func (n *phasedNode) runQueued() bool {
 	return len(work) > 0
 }
 
-// onIncomingRPC runs on pubsub's event loop: it copies the RPC and queues it.
+// onIncomingRPC runs on pubsub's event loop: it queues the RPC's parts for
+// the node's loop. The byte fields are the RPC's own (protobuf copies them
+// out of the read buffer when it decodes) and nothing writes to them after
+// this call, so the node keeps them rather than a copy: the part it keeps
+// to serve peers is the one that arrived.
 func (n *phasedNode) onIncomingRPC(from peer.ID, _ map[peer.ID]struct{}, rpc *pb.PartialMessagesExtension) error {
-	in := inbound{from: from, groupID: slices.Clone(rpc.GroupID)}
+	in := inbound{from: from, groupID: rpc.GroupID}
 	if len(rpc.PartialMessage) > 0 && !n.env.Drop(LossData) {
-		in.data = slices.Clone(rpc.PartialMessage)
+		in.data = rpc.PartialMessage
 	}
 	if len(rpc.PartsMetadata) > 0 {
-		in.metadata = slices.Clone(rpc.PartsMetadata)
+		in.metadata = rpc.PartsMetadata
 	}
 	n.post(func() { n.receive(in) })
 	return nil

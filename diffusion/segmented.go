@@ -90,9 +90,9 @@ type segmentedNode struct {
 
 // VerifySegment decodes a segment and checks it against the installed
 // commitment: it names the block, and its index, size and Merkle proof
-// match the descriptor.
+// match the descriptor. The segment's Data aliases data.
 func VerifySegment(data []byte, c Commitment) (*eip8411.Segment, error) {
-	seg, err := eip8411.DecodeSegment(data)
+	seg, err := eip8411.ViewSegment(data)
 	if err != nil {
 		return nil, err
 	}

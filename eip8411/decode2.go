@@ -1,6 +1,9 @@
 package eip8411
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // DecodeShard parses gossip data (the raw SSZ of a Shard). Errors wrap
 // ErrDecode, or ErrVersion when the version byte is not 2; a *FieldError
@@ -8,9 +11,28 @@ import "encoding/binary"
 // call DescriptorV2.Verify.
 func DecodeShard(b []byte) (*Shard, error) { return decodeMessage[Shard](b, checkShardLayout, "shard") }
 
-// DecodeVerifyShard decodes b and verifies it against d.
+// DecodeVerifyShard decodes b and verifies it against d. The shard's Data
+// aliases b (see ViewShard): b must not change while it is in use.
 func DecodeVerifyShard(b []byte, d DescriptorV2) (*Shard, error) {
-	return decodeVerify(b, DecodeShard, d.Verify)
+	return decodeVerify(b, ViewShard, d.Verify)
+}
+
+// ViewShard parses b as DecodeShard does, accepting and refusing exactly
+// the same inputs, without copying the data: the shard's Data aliases b,
+// so b must not change while the shard is in use (ViewSegment says why).
+func ViewShard(b []byte) (*Shard, error) {
+	if err := checkShardLayout(b); err != nil {
+		return nil, fmt.Errorf("decode shard: %w", err)
+	}
+	proof, data, err := shardLayout.lists(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode shard: %w", err)
+	}
+	s := &Shard{Version: Version(b[shardOffsetVersion]), Slot: binary.LittleEndian.Uint64(b[shardOffsetSlot:]),
+		Index: binary.LittleEndian.Uint32(b[shardOffsetIndex:]), Proof: proof, Data: data}
+	copy(s.BeaconBlockRoot[:], b[shardOffsetBlockRoot:])
+	copy(s.GroupID[:], b[shardOffsetGroupID:])
+	return s, nil
 }
 
 // checkShardLayout validates the fixed part of a Shard encoding without

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/segdiff/segdiff/eip8411"
@@ -323,4 +324,61 @@ func FuzzReassembleV2(f *testing.F) {
 			t.Fatalf("Body() after completion: %v", err)
 		}
 	})
+}
+
+// FuzzViewAgreesWithDecode holds the copy-free views to the SSZ decoder:
+// for any bytes, ViewSegment and DecodeSegment (ViewShard and DecodeShard)
+// both refuse, with the same error class, or both accept the same message.
+func FuzzViewAgreesWithDecode(f *testing.F) {
+	_, g := fuzzGroup(f)
+	segs, err := g.EncodedSegments(testSlot, testRoot)
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, cg, _ := codedGroup(f)
+	shards, err := cg.EncodedShards(testSlot, testRoot)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range append(segs[:2:2], shards[:2]...) {
+		f.Add(b)
+		f.Add(b[:len(b)-1])
+		f.Add(append(append([]byte(nil), b...), 0))
+	}
+	// Data past its list limit while the message stays under the layout's
+	// bound (a short proof leaves room): only the decoder's limit refuses it.
+	long := make([]byte, eip8411.SegmentFixedSize+eip8411.MaxSegmentSize+1)
+	binary.LittleEndian.PutUint32(long[76:], eip8411.SegmentFixedSize)
+	binary.LittleEndian.PutUint32(long[80:], eip8411.SegmentFixedSize)
+	f.Add(long)
+	f.Add([]byte{})
+	f.Add(make([]byte, eip8411.ShardFixedSize))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agree(t, "segment", data, eip8411.DecodeSegment, eip8411.ViewSegment)
+		agree(t, "shard", data, eip8411.DecodeShard, eip8411.ViewShard)
+	})
+}
+
+// agree checks that view parses data exactly as decode does.
+func agree[M any](t *testing.T, noun string, data []byte, decode, view func([]byte) (*M, error)) {
+	t.Helper()
+	want, werr := decode(data)
+	got, gerr := view(data)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s: decode error %v, view error %v", noun, werr, gerr)
+	}
+	if werr != nil {
+		for _, class := range []error{eip8411.ErrDecode, eip8411.ErrVersion} {
+			if errors.Is(werr, class) != errors.Is(gerr, class) {
+				t.Fatalf("%s: decode error %v, view error %v: not the same class", noun, werr, gerr)
+			}
+		}
+		if eip8411.Reason(werr) != eip8411.Reason(gerr) {
+			t.Fatalf("%s: reasons %q and %q", noun, eip8411.Reason(werr), eip8411.Reason(gerr))
+		}
+		return
+	}
+	if fmt.Sprintf("%v", *want) != fmt.Sprintf("%v", *got) {
+		t.Fatalf("%s: decode %+v, view %+v", noun, *want, *got)
+	}
 }

@@ -110,10 +110,13 @@ const (
 
 // Byte offsets of the Shard message fields in its SSZ encoding.
 const (
-	shardOffsetVersion  = 0
-	shardOffsetSlot     = 1
-	shardOffsetProofOff = 77
-	shardOffsetDataOff  = 81
+	shardOffsetVersion   = 0
+	shardOffsetSlot      = 1
+	shardOffsetBlockRoot = 9
+	shardOffsetGroupID   = 41
+	shardOffsetIndex     = 73
+	shardOffsetProofOff  = 77
+	shardOffsetDataOff   = 81
 )
 
 // DescriptorV2 is the segdiff/2 commitment the bid carries (as its group id,
