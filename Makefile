@@ -45,7 +45,7 @@ e2e: ## the Gherkin suite against the embedded devnet (TAGS='...' filters; see R
 	GO=$(GO) TAGS='$(TAGS)' .ci/e2e
 
 e2e-slow: ## the @slow scenarios (500-node embedded networks)
-	GO=$(GO) TAGS='@slow' TIMEOUT=120m .ci/e2e
+	GO=$(GO) TAGS='@slow' TIMEOUT=180m .ci/e2e
 
 e2e-extended: ## the @extended scenarios (the rest of the stress list at tier 4, ci preset)
 	GO=$(GO) TAGS='@embedded && @extended' .ci/e2e

@@ -55,7 +55,7 @@ func EnvVars() []EnvVar {
 	vars := []EnvVar{
 		{Name: "SEGDIFF_E2E", Default: "unset", Doc: "`1` runs `TestFeatures` (make e2e sets it); `0` or unset skips it", parse: flag01(nil)},
 		{Name: "DEVNET", Default: "`" + defaultBackend + "`", Doc: "backend: `embedded` or `kurtosis`", parse: parseBackend},
-		{Name: "SEGDIFF_PRESET", Default: "`ci` (embedded)", Doc: "preset for \"Given a <mode> devnet\" (embedded: `ci` or `study-500`; Kurtosis: the params file the enclave was started with)", parse: parsePreset},
+		{Name: "SEGDIFF_PRESET", Default: "`ci` (embedded)", Doc: "preset for \"Given a <mode> devnet\" (embedded: `ci`, `study-500`, `study-500-dc20` or `study-500-dc20-dcb`; Kurtosis: the params file the enclave was started with)", parse: parsePreset},
 		{Name: "SEGDIFF_SEED", Default: "backend default", Doc: "devnet seed (an integer other than 0, which stands for the default)", parse: parseSeed},
 		{Name: "SEGDIFF_SLOW", Default: "unset", Doc: "`1` runs `@slow` scenarios", parse: flag01(func(c *Config, on bool) { c.Slow = on })},
 		{Name: "SEGDIFF_EXTENDED", Default: "unset", Doc: "`1` runs `@extended` scenarios", parse: flag01(func(c *Config, on bool) { c.Extended = on })},

@@ -417,6 +417,8 @@ func (s *Suite) configsOf(text string) ([]devnet.Config, error) {
 		modes = m[1:2]
 	} else if m := reStressed.FindStringSubmatch(text); m != nil {
 		modes, stress = m[1:2], m[2]
+	} else if m := reStressedPreset.FindStringSubmatch(text); m != nil {
+		modes, preset, stress = m[1:2], m[2], m[3]
 	} else if m := reDevnetPreset.FindStringSubmatch(text); m != nil {
 		modes, preset = m[1:2], m[2]
 	} else if m := reIdentical.FindStringSubmatch(text); m != nil {

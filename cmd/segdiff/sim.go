@@ -65,7 +65,7 @@ func parseSimFlags(args []string, help io.Writer) (*simFlags, error) {
 	fs := newFlagSet("sim")
 	f := &simFlags{}
 	ci, study := embedded.DefaultConfig(), mustPreset(embedded.PresetStudy500)
-	fs.StringVar(&f.preset, "preset", embedded.PresetCI, "named configuration: ci or study-500; other flags override it")
+	fs.StringVar(&f.preset, "preset", embedded.PresetCI, "named configuration: "+strings.Join(embedded.Presets, ", ")+"; other flags override it")
 	fs.StringVar(&f.spec, "spec", "", "a run spec (JSON, as the suite's backend and sweep cells write it) instead of --preset; other flags override it")
 	// Func, not String: an empty --mode or --seed is an error, not the default.
 	listFlag := func(name, usage string, dst *string) {

@@ -47,7 +47,7 @@ func preflight(context.Context) error {
 // passes through to stderr. Open returns once the endpoints file exists;
 // Close stops the subprocess.
 //
-// cfg.Preset selects "ci" (default) or "study-500"; Mode, Nodes and Seed
+// cfg.Preset names one of Presets ("ci" when empty); Mode, Nodes and Seed
 // override the preset when non-zero. Open does not validate the spec: the
 // suite checked it before any devnet opened (devnet.CheckConfig, SpecOf),
 // and the simulation process validates the spec it reads before it starts

@@ -118,7 +118,15 @@ type Config struct {
 const (
 	PresetCI       = "ci"
 	PresetStudy500 = "study-500"
+	// The design's two other 500-node networks: a fifth of the non-builder
+	// nodes on 1 Gbps datacenter links, with a home builder and with a
+	// datacenter builder.
+	PresetStudy500DC20    = "study-500-dc20"
+	PresetStudy500DC20DCB = "study-500-dc20-dcb"
 )
+
+// Presets lists the preset names, the default first.
+var Presets = []string{PresetCI, PresetStudy500, PresetStudy500DC20, PresetStudy500DC20DCB}
 
 // DefaultConfig is the "ci" preset: small enough that a whole and a
 // segmented network of the same seed both run in about a minute and a half
@@ -152,22 +160,34 @@ func DefaultConfig() Config {
 	}
 }
 
-// Preset returns the named configuration: "ci" (the default, also for "")
-// or "study-500" (the published study: 500 home-linked nodes, degree 70,
-// mesh 8, home builder, 1 MiB payload, geo latency, six payloads).
+// Preset returns the named configuration: "ci" (the default, also for ""),
+// "study-500" (the published study: 500 home-linked nodes, degree 70, mesh
+// 8, home builder, 1 MiB payload, geo latency, six payloads), and the same
+// network with a fifth of the non-builder nodes in datacenters and a home
+// builder ("study-500-dc20") or a datacenter builder ("study-500-dc20-dcb").
 func Preset(name string) (Config, error) {
 	c := DefaultConfig()
-	switch name {
-	case "", PresetCI:
-		return c, nil
-	case PresetStudy500:
+	study := func() {
 		c.Nodes = 500
 		c.Degree = 70
 		c.Payloads = 6
 		c.SegmentOrder = OrderCutThenCompress // the study's default arm
+	}
+	switch name {
+	case "", PresetCI:
+		return c, nil
+	case PresetStudy500:
+		study()
+		return c, nil
+	case PresetStudy500DC20, PresetStudy500DC20DCB:
+		study()
+		c.DatacenterShare = 0.2
+		if name == PresetStudy500DC20DCB {
+			c.BuilderClass = devnet.LinkDatacenter
+		}
 		return c, nil
 	}
-	return Config{}, fmt.Errorf("unknown embedded preset %q (want %q or %q)", name, PresetCI, PresetStudy500)
+	return Config{}, fmt.Errorf("unknown embedded preset %q (want one of %s)", name, strings.Join(Presets, ", "))
 }
 
 // Segment orders (Config.SegmentOrder).

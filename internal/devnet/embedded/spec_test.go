@@ -172,3 +172,37 @@ func TestEveryStressConditionIsApplied(t *testing.T) {
 		t.Errorf("Validate of a condition without an effect = %v", err)
 	}
 }
+
+// The presets are the ci network and the design's three 500-node networks;
+// each validates as it is.
+func TestPresets(t *testing.T) {
+	tests := []struct {
+		name    string
+		nodes   int
+		dc      float64
+		builder devnet.LinkClass
+	}{
+		{embedded.PresetCI, 32, 0, devnet.LinkHome},
+		{embedded.PresetStudy500, 500, 0, devnet.LinkHome},
+		{embedded.PresetStudy500DC20, 500, 0.2, devnet.LinkHome},
+		{embedded.PresetStudy500DC20DCB, 500, 0.2, devnet.LinkDatacenter},
+	}
+	if len(tests) != len(embedded.Presets) {
+		t.Fatalf("%d presets tested, %d listed: %v", len(tests), len(embedded.Presets), embedded.Presets)
+	}
+	for _, tt := range tests {
+		c, err := embedded.Preset(tt.name)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if c.Nodes != tt.nodes || c.DatacenterShare != tt.dc || c.BuilderClass != tt.builder || c.NodeClass != devnet.LinkHome {
+			t.Errorf("%s: %d nodes, datacenter share %v, builder %s, nodes %s", tt.name, c.Nodes, c.DatacenterShare, c.BuilderClass, c.NodeClass)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+	if _, err := embedded.Preset("study-1000"); err == nil || !strings.Contains(err.Error(), "study-500-dc20-dcb") {
+		t.Errorf("unknown preset: %v, want an error listing the presets", err)
+	}
+}

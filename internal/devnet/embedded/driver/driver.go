@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -277,10 +278,13 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 			return nil, fmt.Errorf("slot %d: %w", p.Slot, err)
 		}
 		time.Sleep(time.Until(timing.PayloadDeadline(p.Slot)))
-		if i == len(plan.Payloads)-1 && plan.HeapProfile != "" {
-			if err := writeHeapProfile(plan.HeapProfile); err != nil {
-				return nil, err
+		if i == len(plan.Payloads)-1 {
+			if plan.HeapProfile != "" {
+				if err := writeHeapProfile(plan.HeapProfile); err != nil {
+					return nil, err
+				}
 			}
+			fmt.Fprintf(progress, "memory at the last payload deadline: %s\n", memoryNow())
 		}
 		done := sink.doneCount(p.Slot)
 		fmt.Fprintf(progress, "slot %d/%d: %d/%d nodes complete at the payload deadline (%.1f%%), %.0fs wall so far\n",
@@ -460,6 +464,34 @@ func slotResult(plan Plan, nodes []*node.Node, sink *collector, p Payload, revea
 	}
 	s.PTC = devnet.PTCVotes{Slot: p.Slot, Size: plan.PTCSize, PayloadPresent: votes, Source: "embedded"}
 	return s
+}
+
+// memoryNow describes where the process's memory is, from runtime/metrics
+// after a collection (one, a second or two at 500 nodes): the network holds
+// the most state at the last payload deadline, and a heap profile does not
+// show goroutine stacks, which grow with the connections (several
+// goroutines per connection end).
+func memoryNow() string {
+	runtime.GC()
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/stacks:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/sched/goroutines:goroutines"},
+	}
+	metrics.Read(samples)
+	gib := func(i int) float64 {
+		if samples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return float64(samples[i].Value.Uint64()) / (1 << 30)
+	}
+	var goroutines uint64
+	if samples[3].Value.Kind() == metrics.KindUint64 {
+		goroutines = samples[3].Value.Uint64()
+	}
+	return fmt.Sprintf("live heap %.2f GiB, goroutine stacks %.2f GiB (%d goroutines), all the runtime holds %.2f GiB",
+		gib(0), gib(1), goroutines, gib(2))
 }
 
 func writeHeapProfile(path string) error {
