@@ -1,4 +1,4 @@
-@embedded @slow
+@embedded @slow @scale
 Feature: The design's verdicts at the published scale
   The design's claims are statements about a 500-node network in three
   shapes (all home links; a fifth of the nodes in datacenters at 1 Gbps
@@ -7,7 +7,8 @@ Feature: The design's verdicts at the published scale
   within 3 s of the reveal, and the PTC sees it by the payload deadline.
   The ci preset's stress rows (stress.feature) have 16 honest receivers,
   where a 99th percentile is one straggler; these rows hold the verdict on
-  500. Opt in with --godog.tags=@slow (make e2e-slow) or SEGDIFF_SLOW=1;
+  500. Opt in with --godog.tags=@slow (make e2e-slow) or SEGDIFF_SLOW=1
+  (these rows alone: SEGDIFF_SLOW=1 make e2e TAGS=@scale);
   each devnet is 500 nodes with six payloads, about 15-25 minutes on one
   core at GOMEMLIMIT=8GiB.
 
