@@ -25,12 +25,9 @@ func DecodeVerify(b []byte, d Descriptor) (*Segment, error) {
 // and a second copy of each was a sixth of what a simulated network
 // allocated (embedded/README.md, "Cost").
 func ViewSegment(b []byte) (*Segment, error) {
-	if err := checkLayout(b); err != nil {
-		return nil, fmt.Errorf("decode segment: %w", err)
-	}
-	proof, data, err := segmentLayout.lists(b)
+	proof, data, err := segmentLayout.view(b, checkLayout, "segment")
 	if err != nil {
-		return nil, fmt.Errorf("decode segment: %w", err)
+		return nil, err
 	}
 	s := &Segment{Slot: binary.LittleEndian.Uint64(b[offsetSlot:]), Index: binary.LittleEndian.Uint32(b[offsetIndex:]), Proof: proof, Data: data}
 	copy(s.BeaconBlockRoot[:], b[offsetBlockRoot:])
@@ -96,14 +93,18 @@ func (l msgLayout) check(b []byte) error {
 	return nil
 }
 
-// lists returns the proof (copied: at most MaxProofDepth digests) and the
-// data (aliasing b) of a message whose layout passed check, with the SSZ
-// decoder's one further bound: the data list's limit.
-func (l msgLayout) lists(b []byte) (proof [][32]byte, data []byte, err error) {
+// view checks b's layout with check (the message's full layout check,
+// which calls l.check) and returns its proof (copied: at most
+// MaxProofDepth digests) and its data (aliasing b), with the SSZ decoder's
+// one further bound: the data list's limit. Errors read "decode noun: ...".
+func (l msgLayout) view(b []byte, check func([]byte) error, noun string) (proof [][32]byte, data []byte, err error) {
+	if err := check(b); err != nil {
+		return nil, nil, fmt.Errorf("decode %s: %w", noun, err)
+	}
 	dataOff := int(binary.LittleEndian.Uint32(b[l.dataOffAt:]))
 	data = b[dataOff:]
 	if len(data) > l.maxData {
-		return nil, nil, fieldErr(ErrDecode, "data length", len(data), "≤ %d", l.maxData)
+		return nil, nil, fmt.Errorf("decode %s: %w", noun, fieldErr(ErrDecode, "data length", len(data), "≤ %d", l.maxData))
 	}
 	if n := (dataOff - l.fixed) / 32; n > 0 {
 		proof = make([][32]byte, n)

@@ -1,9 +1,6 @@
 package eip8411
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "encoding/binary"
 
 // DecodeShard parses gossip data (the raw SSZ of a Shard). Errors wrap
 // ErrDecode, or ErrVersion when the version byte is not 2; a *FieldError
@@ -21,12 +18,9 @@ func DecodeVerifyShard(b []byte, d DescriptorV2) (*Shard, error) {
 // the same inputs, without copying the data: the shard's Data aliases b,
 // so b must not change while the shard is in use (ViewSegment says why).
 func ViewShard(b []byte) (*Shard, error) {
-	if err := checkShardLayout(b); err != nil {
-		return nil, fmt.Errorf("decode shard: %w", err)
-	}
-	proof, data, err := shardLayout.lists(b)
+	proof, data, err := shardLayout.view(b, checkShardLayout, "shard")
 	if err != nil {
-		return nil, fmt.Errorf("decode shard: %w", err)
+		return nil, err
 	}
 	s := &Shard{Version: Version(b[shardOffsetVersion]), Slot: binary.LittleEndian.Uint64(b[shardOffsetSlot:]),
 		Index: binary.LittleEndian.Uint32(b[shardOffsetIndex:]), Proof: proof, Data: data}
