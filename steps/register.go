@@ -48,7 +48,7 @@ func (s *Suite) definitions() []definition {
 		{every, "Given", reDevnetPreset.String(), s.aDevnetWithPreset, nil},
 		{every, "Given", reIdentical.String(), s.identicalDevnets, nil},
 		{"stress.feature", "Given", reStressed.String(), s.aStressedDevnet, nil},
-		{"scale.feature", "Given", reStressedPreset.String(), s.aStressedDevnetWithPreset, nil},
+		{"scale.feature", "Given", reStressedPreset.String(), s.selectDevnet, nil},
 		{every, "When", `^(?:the|each) devnet has revealed (\d+) warm payloads?$`, s.revealedWarm, nil},
 		{ptc, "Then", `^the PTC votes payload present in every warm slot$`, s.ptcTimely, nil},
 		{completion, "Then", `^every node completes every warm payload within (\S+) of the reveal$`, s.everyNodeCompletes, &assertions.CheckCompletionMax},
@@ -114,11 +114,6 @@ func (s *Suite) aDevnetWithPreset(ctx context.Context, mode, preset string) erro
 // "withholder=50%, loss-data=5%").
 func (s *Suite) aStressedDevnet(ctx context.Context, mode, stress string) error {
 	return s.selectDevnet(ctx, mode, s.cfg.Preset, stress)
-}
-
-// aStressedDevnetWithPreset selects a devnet of preset under a stress.
-func (s *Suite) aStressedDevnetWithPreset(ctx context.Context, mode, preset, stress string) error {
-	return s.selectDevnet(ctx, mode, preset, stress)
 }
 
 // selectDevnet adds the devnet a sentence selects (devnetConfig) to the

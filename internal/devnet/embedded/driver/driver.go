@@ -284,7 +284,7 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 					return nil, err
 				}
 			}
-			fmt.Fprintf(progress, "memory at the last payload deadline: %s\n", memoryNow())
+			fmt.Fprintf(progress, "memory at the last payload deadline: %s\n", memoryNow(plan.HeapProfile != ""))
 		}
 		done := sink.doneCount(p.Slot)
 		fmt.Fprintf(progress, "slot %d/%d: %d/%d nodes complete at the payload deadline (%.1f%%), %.0fs wall so far\n",
@@ -467,31 +467,25 @@ func slotResult(plan Plan, nodes []*node.Node, sink *collector, p Payload, revea
 }
 
 // memoryNow describes where the process's memory is, from runtime/metrics
-// after a collection (one, a second or two at 500 nodes): the network holds
-// the most state at the last payload deadline, and a heap profile does not
-// show goroutine stacks, which grow with the connections (several
-// goroutines per connection end).
-func memoryNow() string {
-	runtime.GC()
+// after a collection (one, a second or two at 500 nodes; the heap profile,
+// when asked for, has just run one): the network holds the most state at
+// the last payload deadline, and a heap profile does not show goroutine
+// stacks, which grow with the connections (several goroutines per
+// connection end).
+func memoryNow(collected bool) string {
+	if !collected {
+		runtime.GC()
+	}
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/memory/classes/heap/stacks:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/sched/goroutines:goroutines"},
 	}
-	metrics.Read(samples)
-	gib := func(i int) float64 {
-		if samples[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return float64(samples[i].Value.Uint64()) / (1 << 30)
-	}
-	var goroutines uint64
-	if samples[3].Value.Kind() == metrics.KindUint64 {
-		goroutines = samples[3].Value.Uint64()
-	}
+	metrics.Read(samples) // every name is supported and a uint64 since Go 1.16
+	gib := func(i int) float64 { return float64(samples[i].Value.Uint64()) / (1 << 30) }
 	return fmt.Sprintf("live heap %.2f GiB, goroutine stacks %.2f GiB (%d goroutines), all the runtime holds %.2f GiB",
-		gib(0), gib(1), goroutines, gib(2))
+		gib(0), gib(1), samples[3].Value.Uint64(), gib(2))
 }
 
 func writeHeapProfile(path string) error {
