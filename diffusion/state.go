@@ -445,12 +445,23 @@ func (n *phasedNode) wakeAt(t time.Time) {
 
 // pace queues announcements of g to gossip peers, one a tick.
 func (n *phasedNode) pace(g *group, peers []peer.ID) {
+	if n.p.paceByCopy && g.parts == 1 && g.msgs[0] != nil {
+		n.st.pacer.tick = copyTime(len(g.msgs[0]), n.st.uplinkMbps)
+	}
 	for _, p := range peers {
 		n.st.pacer.add(g.slot, p)
 	}
 	if !n.st.paceArmed {
 		n.paceTick()
 	}
+}
+
+// copyTime is how long an uplink of mbps takes to send size bytes.
+func copyTime(size, mbps int) time.Duration {
+	if mbps <= 0 {
+		return 0
+	}
+	return time.Duration(float64(size) * 8 / (float64(mbps) * 1e6) * float64(time.Second))
 }
 
 // paceTick sends the announcement due now and schedules the next.

@@ -19,7 +19,7 @@ import (
 func newTier4Node(t *testing.T, m mode.Mode, r Role, rules StateRules) (*phasedNode, *fakeEnv, fixture) {
 	t.Helper()
 	f := newFixture(t, m)
-	if rules.Without != nil || rules.Window != 0 || rules.Aim != "" {
+	if rules.Without != nil || rules.Window != 0 || rules.Aim != "" || rules.PaceTick != 0 {
 		p, err := New(m, Options{SegmentSize: 2048, State: rules})
 		if err != nil {
 			t.Fatal(err)
@@ -176,6 +176,22 @@ func TestTier4WindowHoldsTheBacklog(t *testing.T) {
 	}
 }
 
+func TestCopyTime(t *testing.T) {
+	for _, tc := range []struct {
+		size, mbps int
+		want       time.Duration
+	}{
+		{746_262, 50, 119_401_920 * time.Nanosecond}, // the study's whole copy on a home uplink
+		{746_262, 1000, 5_970_096 * time.Nanosecond}, // on a datacenter link
+		{125_000, 1, time.Second},
+		{746_262, 0, 0},
+	} {
+		if got := copyTime(tc.size, tc.mbps); got != tc.want {
+			t.Errorf("copyTime(%d, %d) = %v, want %v", tc.size, tc.mbps, got, tc.want)
+		}
+	}
+}
+
 func TestTier4PacedGossip(t *testing.T) {
 	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
 	g := n.newGroup(f.commit)
@@ -256,6 +272,25 @@ func TestWholePaced(t *testing.T) {
 		}
 		if o := g.outbox["g1"]; o == nil || !o.want.Has(0) {
 			t.Error("did not ask the gossip peer that announced")
+		}
+	})
+	t.Run("announcements are one copy's time at the uplink apart, unless the tick is set", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			rules StateRules
+			want  func(copy int) time.Duration
+		}{
+			{"default", StateRules{}, func(copy int) time.Duration { return copyTime(copy, DefaultStateRules.UplinkMbps) }},
+			{"set", StateRules{PaceTick: 30 * time.Millisecond}, func(int) time.Duration { return 30 * time.Millisecond }},
+		} {
+			n, _, f := newTier4Node(t, mode.WholePaced, Relay, tc.rules)
+			g := n.newGroup(f.commit)
+			n.part(g, "m1", f.msgs[0])
+			n.onEmitGossip(f.policy.Topic(), g.id, []peer.ID{"g1", "g2"}, nil)
+			n.drain()
+			if got, want := n.st.pacer.tick, tc.want(len(f.msgs[0])); got != want {
+				t.Errorf("%s: pace tick %v, want %v", tc.name, got, want)
+			}
 		}
 	})
 	t.Run("the envelope is verified", func(t *testing.T) {
