@@ -123,7 +123,9 @@ type StateRules struct {
 	// AckTimeout is how long a part stays in flight without the receiver's
 	// acknowledgement before its window slot is freed (400 ms).
 	AckTimeout time.Duration
-	// PaceTick is the interval between two paced announcements (20 ms).
+	// PaceTick is the interval between two paced announcements (20 ms;
+	// whole-paced, when it is not set: one copy's time at the node's
+	// uplink).
 	PaceTick time.Duration
 	// Grace is how long a peer that took pushes may report nothing before
 	// the safer aim demotes it (300 ms).

@@ -12,7 +12,7 @@ Feature: Whole-payload versus segmented diffusion
   of medians per seed there: segmented 1.35-2.00x, segmented-batch
   2.29-3.24x, tier2 3.32-5.04x, tier3 3.77-5.24x; and from
   sweeps/results/ci-budgets/ (seeds 7-16, 2026-12-02) tier4 4.34-5.57x,
-  whole-paced 1.89-2.24x. Each budget sits about a quarter below the worst
+  whole-paced 1.89-2.27x (rerun at 71dc412). Each budget sits about a quarter below the worst
   seed: the ratio carries the run-to-run spread of both networks.
 
   Tier 4's state is meant to remove bytes, not time (the design: "they did

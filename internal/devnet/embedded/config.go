@@ -73,7 +73,7 @@ type Config struct {
 	FlightWindow int              `json:"flight_window,omitempty" doc:"tier 4: parts in flight per node (0: sized from the node's uplink and window-rtt); whole-paced: copies in flight (0: three)"`
 	WindowRTT    time.Duration    `json:"window_rtt,omitempty" doc:"tier 4: the typical round trip the window is sized for (0: the policy's default)"`
 	AckTimeout   time.Duration    `json:"ack_timeout,omitempty" doc:"tier 4 and whole-paced: how long a copy in flight waits for its acknowledgement (0: the policy's default)"`
-	PaceTick     time.Duration    `json:"pace_tick,omitempty" doc:"tier 4 and whole-paced: the interval between two paced announcements (0: the policy's default)"`
+	PaceTick     time.Duration    `json:"pace_tick,omitempty" doc:"tier 4 and whole-paced: the interval between two paced announcements (0: the policy's default: 20 ms in tier 4, one copy's time at the node's uplink in whole-paced)"`
 	CappedSource bool             `json:"capped_source,omitempty" doc:"tier 4: the builder pushes its first copies and announces to nobody"`
 	NodeClass    devnet.LinkClass `json:"node_class" group:"network" doc:"link class of ordinary nodes: home (50/100 Mbps), datacenter (1 Gbps), custom"`
 	// DatacenterShare: the first ⌊share·(Nodes−1)⌋ non-builder nodes by
