@@ -81,6 +81,12 @@ func TestNoncesAcrossRestart(t *testing.T) {
 	if _, err := first.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The simulated pool takes sent transactions in asynchronously: the
+	// restart reads pending nonces from the pool, so the first generator's
+	// sends must be in it (a real restart takes seconds; on a loaded CI
+	// machine the second generator started before the pool had the last two
+	// and reused their nonces).
+	waitInPool(t, ctx, first, b)
 	second := newLoad(t, b, nil, load.WithSeed(12))
 	reports := steps(t, ctx, second, b, 3)
 	for _, r := range reports {
