@@ -90,7 +90,8 @@ type rung struct {
 	// tier 4's 20 ms a home node announces six times while it sends one
 	// copy, and the requests it draws queue behind its window and arrive
 	// after the asker has the payload (100 nodes of the study network,
-	// seed 7: 4.16 copies at 20 ms, 3.15 at 120 ms; diffusion/README.md).
+	// seeds 7-9: 4.06 copies at 20 ms, 3.45 one copy's time apart;
+	// sweeps/results/whole-paced-pace-100/).
 	paceByCopy bool
 }
 

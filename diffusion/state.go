@@ -445,7 +445,7 @@ func (n *phasedNode) wakeAt(t time.Time) {
 
 // pace queues announcements of g to gossip peers, one a tick.
 func (n *phasedNode) pace(g *group, peers []peer.ID) {
-	if n.p.paceByCopy && g.parts == 1 && g.msgs[0] != nil {
+	if n.p.paceByCopy && g.msgs[0] != nil { // whole: one part
 		n.st.pacer.tick = copyTime(len(g.msgs[0]), n.st.uplinkMbps)
 	}
 	for _, p := range peers {
