@@ -242,6 +242,7 @@ func (p *phased) NewNode(env Env) Node {
 	if len(p.cards) > 0 {
 		n.st = newStateNode(p, env)
 	}
+	n.sharer, _ = env.(PartSharer)
 	n.ext = &partialmessages.PartialMessagesExtension[struct{}]{
 		Logger:             slog.New(slog.DiscardHandler),
 		OnIncomingRPC:      n.onIncomingRPC,
@@ -292,6 +293,7 @@ type phasedNode struct {
 	waiting map[uint64]bool // slots with a goroutine waiting for the install
 	latest  uint64
 	st      *stateNode // tier 4's rules; nil in the phase and tiers 2 and 3
+	sharer  PartSharer // nil unless env is one
 }
 
 // group is one payload as a node holds it.
@@ -812,6 +814,9 @@ func (n *phasedNode) part(g *group, from peer.ID, data []byte) {
 		return
 	}
 	g.held.Set(i)
+	if n.sharer != nil {
+		data = n.sharer.SharePart(g.slot, i, data)
+	}
 	g.msgs[i] = data
 	n.env.Events().Received(g.slot, false)
 	if n.st != nil {

@@ -57,6 +57,18 @@ type Env interface {
 	Events() Events
 }
 
+// PartSharer is implemented by an Env whose process holds many nodes (a
+// simulation): every node that verifies part index of slot's payload holds
+// the same bytes, so one copy can serve them all. The phase-forwarding
+// modes keep, to serve peers, the slice SharePart returns for each newly
+// verified part. A client holds the part it received and does not
+// implement it.
+type PartSharer interface {
+	// SharePart returns data, or a slice of equal content already held;
+	// callers never write to either.
+	SharePart(slot uint64, index int, data []byte) []byte
+}
+
 // Events receives a policy's observations for the node's metrics.
 // Implementations must be safe for concurrent use and must not block.
 type Events interface {

@@ -218,10 +218,11 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 		}
 		return diffusion.Relay
 	}
+	parts := node.NewParts()
 	for i, h := range meta.Nodes {
 		np := plan.Nodes[i]
 		spec := node.Spec{Index: i, Role: np.Role, InstallDelay: np.InstallDelay, Gossip: plan.Gossip,
-			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole, UplinkMbps: np.Rates.UpMbps}
+			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole, UplinkMbps: np.Rates.UpMbps, Parts: parts}
 		n, err := node.New(spec, h, plan.Policy, sink)
 		if err != nil {
 			return nil, err

@@ -94,6 +94,9 @@ type Spec struct {
 	// UplinkMbps is the node's configured uplink, which policies that size
 	// their sending from it read (diffusion.Uplinker).
 	UplinkMbps int
+	// Parts, shared by the network's nodes, holds one copy of each
+	// verified part for all of them (nil: each node keeps its own).
+	Parts *Parts
 }
 
 // Loss is the probability that one arrival of each kind is dropped.
@@ -318,6 +321,15 @@ func (n *Node) Role() diffusion.Role { return n.spec.Role }
 
 // UplinkMbps is the node's configured uplink (diffusion.Uplinker).
 func (n *Node) UplinkMbps() int { return n.spec.UplinkMbps }
+
+// SharePart is diffusion.PartSharer: the network's one copy of the part
+// when the run shares them.
+func (n *Node) SharePart(slot uint64, index int, data []byte) []byte {
+	if n.spec.Parts == nil {
+		return data
+	}
+	return n.spec.Parts.Share(slot, index, data)
+}
 
 // PeerRole is how peer p behaves (the simulation knows every node's role).
 func (n *Node) PeerRole(p peer.ID) diffusion.Role {
