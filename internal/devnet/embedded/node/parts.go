@@ -57,10 +57,3 @@ func (p *Parts) Share(slot uint64, index int, data []byte) []byte {
 	}
 	return data
 }
-
-// Len is how many parts are held.
-func (p *Parts) Len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.held)
-}

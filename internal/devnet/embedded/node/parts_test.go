@@ -8,6 +8,7 @@ import (
 func TestPartsShare(t *testing.T) {
 	first := []byte("part three of slot ten")
 	equal := bytes.Clone(first)
+	again := bytes.Clone(first)
 	other := []byte("another encoding that also verified")
 
 	p := NewParts()
@@ -23,7 +24,9 @@ func TestPartsShare(t *testing.T) {
 		{"different content keeps its own", 10, 3, other, other},
 		{"another index is its own entry", 10, 4, equal, equal},
 		{"a newer slot is held", 14, 3, other, other},
-		{"slots kept-slots behind the newest are not indexed", 10, 5, equal, equal},
+		{"a slot kept-slots behind the newest is not indexed", 10, 5, equal, equal},
+		// Had (10, 5) been indexed, equal content would get equal back.
+		{"... so its equal content keeps its own", 10, 5, again, again},
 	}
 	for _, s := range steps {
 		got := p.Share(s.slot, s.index, s.data)
@@ -32,7 +35,7 @@ func TestPartsShare(t *testing.T) {
 		}
 	}
 	// Slot 14 pruned slot 10's entries: only (14, 3) is left.
-	if n := p.Len(); n != 1 {
+	if n := len(p.held); n != 1 {
 		t.Errorf("held %d parts after slot 14 arrived, want 1 (slot 10 pruned)", n)
 	}
 }
