@@ -3,6 +3,8 @@ package sweep
 import (
 	"strings"
 	"testing"
+
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
 )
 
 func TestNewPlan(t *testing.T) {
@@ -114,5 +116,20 @@ func TestNewPlanCellLimit(t *testing.T) {
 	}
 	if got := p.Cells[0].Memory; got != small {
 		t.Errorf("a cell below the limit was re-estimated: %d, want %d", got, small)
+	}
+}
+
+// TestHashNetModel: the packet model spelled out is the unset key (one
+// cell, and the cells run before the key existed), the flows model another.
+func TestHashNetModel(t *testing.T) {
+	c := embedded.DefaultConfig()
+	unset := Hash(c)
+	c.NetModel = "packets"
+	if Hash(c) != unset {
+		t.Error("net_model packets hashes apart from the unset key")
+	}
+	c.NetModel = "flows"
+	if Hash(c) == unset {
+		t.Error("net_model flows hashes as the packet model")
 	}
 }

@@ -93,8 +93,12 @@ type Config struct {
 	// "uniform" (UniformLatency one way between every pair).
 	Latency        string        `json:"latency" group:"network" doc:"latency model: geo (five regions, mean ≈56 ms one way) or uniform"`
 	UniformLatency time.Duration `json:"uniform_latency" group:"network" doc:"one-way latency of the uniform model"`
-	SlotDuration   time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
-	InstallDelay   time.Duration `json:"install_delay" doc:"block install delay after arrival"`
+	// NetModel: "packets" (QUIC on simnet, the reference) or "flows"
+	// (package flownet: in-memory streams through fair-shared links, the
+	// second model, validated against the first; embedded/README.md).
+	NetModel     string        `json:"net_model" doc:"network model: packets (QUIC on simnet, the reference) or flows (in-memory streams through fair-shared links; validated against packets, see embedded/README.md)"`
+	SlotDuration time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
+	InstallDelay time.Duration `json:"install_delay" doc:"block install delay after arrival"`
 	// InstallTimeout: after it a payload message waiting for its block is
 	// ignored.
 	InstallTimeout    time.Duration `json:"install_timeout" doc:"how long a payload message waits for its block"`
@@ -338,6 +342,9 @@ func (c Config) Validate() error {
 	default:
 		bad("latency", "%q, want %s or %s", c.Latency, netmodel.LatencyGeo, netmodel.LatencyUniform)
 	}
+	if c.NetModel != "" && c.NetModel != netmodel.Packets && c.NetModel != netmodel.Flows {
+		bad("net_model", "%q, want %s or %s", c.NetModel, netmodel.Packets, netmodel.Flows)
+	}
 	if c.SlotDuration <= 0 {
 		bad("slot_duration", "%v, want > 0", c.SlotDuration)
 	}
@@ -400,20 +407,43 @@ const (
 	memoryPerNode       = 2 << 20
 	memoryPerConnEnd    = 360 << 10
 	memoryPerConnEndBig = 576 << 10
+	// The flows model keeps no QUIC or TLS state: its 500-node tier3 cell
+	// peaked at 3.9 GiB under GOMEMLIMIT=8GiB, about 71 KiB per connection
+	// end beside the rest (embedded/README.md, "Two network models");
+	// 96 KiB leaves headroom, and whole payloads take the packet model's
+	// 1.6 (not measured in this model).
+	memoryPerConnEndFlows    = 96 << 10
+	memoryPerConnEndFlowsBig = 154 << 10
 )
+
+// Network is the network model the run uses: NetModel, packets when empty.
+func (c Config) Network() string {
+	if c.NetModel == "" {
+		return netmodel.Packets
+	}
+	return c.NetModel
+}
 
 // MemoryEstimate returns the peak memory a run of c is expected to take,
 // in bytes, and how it was reckoned.
 func (c Config) MemoryEstimate() (bytes int64, how string) {
-	perEnd := int64(memoryPerConnEnd)
-	if info, _ := mode.Lookup(c.Mode); info.OneMessage {
+	info, _ := mode.Lookup(c.Mode)
+	var perEnd int64
+	switch flows := c.Network() == netmodel.Flows; {
+	case flows && info.OneMessage:
+		perEnd = memoryPerConnEndFlowsBig
+	case flows:
+		perEnd = memoryPerConnEndFlows
+	case info.OneMessage:
 		perEnd = memoryPerConnEndBig
+	default:
+		perEnd = memoryPerConnEnd
 	}
 	ends := int64(c.Nodes) * int64(c.Degree)
 	lat := netmodel.LatencyMatrixBytes(c.Nodes)
 	bytes = memoryBase + int64(c.Nodes)*memoryPerNode + ends*perEnd + lat
-	how = fmt.Sprintf("%d nodes × degree %d = %d connection ends × ~%d KiB, + %d × %d MiB per node, + %s latency matrix, + %d MiB",
-		c.Nodes, c.Degree, ends, perEnd>>10, c.Nodes, memoryPerNode>>20, FormatBytes(lat), memoryBase>>20)
+	how = fmt.Sprintf("%d nodes × degree %d = %d connection ends × ~%d KiB (%s model), + %d × %d MiB per node, + %s latency matrix, + %d MiB",
+		c.Nodes, c.Degree, ends, perEnd>>10, c.Network(), c.Nodes, memoryPerNode>>20, FormatBytes(lat), memoryBase>>20)
 	return bytes, how
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/chain"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
 )
 
 // smallConfig is a 16-node network (degree 14 > Dhi) that runs in seconds.
@@ -99,42 +100,53 @@ func value(m *dto.Metric) float64 {
 	return 0
 }
 
-// TestDiffusion_synctest runs each mode on 16 nodes and checks that every
-// node completes, the PTC count follows from the completion times, and the
-// byte accounting adds up against the wire.
+// TestDiffusion_synctest runs each mode on 16 nodes in each network model
+// and checks that every node completes, the PTC count follows from the
+// completion times, and the byte accounting adds up against the wire (in
+// the flows model: its links lose nothing).
 func TestDiffusion_synctest(t *testing.T) {
 	for _, mode := range diffusion.Modes() {
-		t.Run(string(mode), func(t *testing.T) {
-			res := synctestSimulate(t, smallConfig(mode))
-			if len(res.Slots) != 2 {
-				t.Fatalf("got %d payload slots, want 2", len(res.Slots))
-			}
-			for _, s := range res.Slots {
-				slot := strconv.FormatUint(s.Slot, 10)
-				wantK := 1
-				if info, _ := segmode.Lookup(mode); !info.OneMessage {
-					wantK = (s.CompressedSize + res.Config.SegmentSize - 1) / res.Config.SegmentSize
-					if info.Coded {
-						wantK *= 2 // as many parity shards as data shards
-					}
-				}
-				if s.Segments != wantK {
-					t.Errorf("slot %d: %d messages, want %d", s.Slot, s.Segments, wantK)
-				}
-				for i, c := range s.Completion {
-					if c < 0 {
-						t.Errorf("slot %d: %s never completed", s.Slot, embedded.NodeID(i))
-					}
-				}
-				checkPTC(t, res, s)
-				checkBytes(t, res, s, slot)
-				sum := slotSummary(t, res, s.Slot)
-				t.Logf("slot %d: p50 %v, copies %.2f by network completion, PTC %d/%d", s.Slot, sum.P50.Round(time.Millisecond), float64(sum.ByNetworkCompletion.Mean), s.PTC.PayloadPresent, s.PTC.Size)
-			}
-			checkRecordAgreesWithDriver(t, res)
-			checkServe(t, res)
-		})
+		for _, model := range []string{netmodel.Packets, netmodel.Flows} {
+			t.Run(string(mode)+"/"+model, func(t *testing.T) {
+				c := smallConfig(mode)
+				c.NetModel = model
+				diffusionRun(t, c)
+			})
+		}
 	}
+}
+
+// diffusionRun runs c and checks its slots, its record and its served metrics.
+func diffusionRun(t *testing.T, c embedded.Config) {
+	mode := c.Mode
+	res := synctestSimulate(t, c)
+	if len(res.Slots) != 2 {
+		t.Fatalf("got %d payload slots, want 2", len(res.Slots))
+	}
+	for _, s := range res.Slots {
+		slot := strconv.FormatUint(s.Slot, 10)
+		wantK := 1
+		if info, _ := segmode.Lookup(mode); !info.OneMessage {
+			wantK = (s.CompressedSize + res.Config.SegmentSize - 1) / res.Config.SegmentSize
+			if info.Coded {
+				wantK *= 2 // as many parity shards as data shards
+			}
+		}
+		if s.Segments != wantK {
+			t.Errorf("slot %d: %d messages, want %d", s.Slot, s.Segments, wantK)
+		}
+		for i, c := range s.Completion {
+			if c < 0 {
+				t.Errorf("slot %d: %s never completed", s.Slot, embedded.NodeID(i))
+			}
+		}
+		checkPTC(t, res, s)
+		checkBytes(t, res, s, slot)
+		sum := slotSummary(t, res, s.Slot)
+		t.Logf("slot %d: p50 %v, copies %.2f by network completion, PTC %d/%d", s.Slot, sum.P50.Round(time.Millisecond), float64(sum.ByNetworkCompletion.Mean), s.PTC.PayloadPresent, s.PTC.Size)
+	}
+	checkRecordAgreesWithDriver(t, res)
+	checkServe(t, res)
 }
 
 // slotSummary is the summary of one slot of res's record.

@@ -39,6 +39,9 @@ func TestConfigValidate(t *testing.T) {
 		{name: "reveal after slot", mod: func(c *embedded.Config) { c.RevealOffset = c.SlotDuration }, wantErr: "reveal_offset"},
 		{name: "zero window", mod: func(c *embedded.Config) { c.Window = 0 }, wantErr: "window: 0s"},
 		{name: "zero uniform latency", mod: func(c *embedded.Config) { c.Latency = "uniform"; c.UniformLatency = 0 }, wantErr: "uniform_latency"},
+		{name: "unknown network model", mod: func(c *embedded.Config) { c.NetModel = "fluid" }, wantErr: `net_model: "fluid", want packets or flows`},
+		{name: "empty network model is packets", mod: func(c *embedded.Config) { c.NetModel = "" }},
+		{name: "flows model", mod: func(c *embedded.Config) { c.NetModel = "flows" }},
 		{name: "omit every part", mod: func(c *embedded.Config) { c.Mode = devnet.ModeSegmented; c.Stress = stress.Set{"omit": 23} }, wantErr: "stress: omit=23, but each payload has 23 parts (segmented)"},
 		{name: "omit some parts", mod: func(c *embedded.Config) { c.Mode = mode.Tier3; c.Stress = stress.Set{"omit": 23} }},
 		{name: "withholders above half", mod: func(c *embedded.Config) { c.Stress = stress.Set{"withholder": 0.6} }, wantErr: "stress: withholder=0.6: want a share 0..0.5"},
@@ -88,7 +91,7 @@ func TestConfigValidate(t *testing.T) {
 
 // The memory estimate follows the measured peaks (internal/devnet/embedded/README.md) to
 // within a third: ci ≈1 GiB, 200 nodes ≈5.2 GiB, 500 nodes ≈12 GiB
-// (segmented); a 100 000-node network is refused by Validate before the
+// (segmented), ≈3.9 GiB in the flows model; a 100 000-node network is refused by Validate before the
 // estimate matters, and a 20 000-node one needs far more than a machine has.
 func TestMemoryEstimate(t *testing.T) {
 	study, _ := embedded.Preset(embedded.PresetStudy500)
@@ -96,6 +99,8 @@ func TestMemoryEstimate(t *testing.T) {
 	n200.Nodes = 200
 	big := study
 	big.Nodes = embedded.MaxNodes
+	flows := study
+	flows.NetModel = "flows"
 	tests := []struct {
 		name     string
 		c        embedded.Config
@@ -105,6 +110,7 @@ func TestMemoryEstimate(t *testing.T) {
 		{name: "ci", c: embedded.DefaultConfig(), lo: 0.4, hi: 1.4},
 		{name: "200 nodes", c: n200, lo: 3.9, hi: 6.9},
 		{name: "500 nodes", c: study, lo: 9, hi: 16},
+		{name: "500 nodes, flows model", c: flows, lo: 3.3, hi: 5.5, contains: "(flows model)"},
 		{name: "limit", c: big, lo: 500, hi: 1e6, contains: "1400000 connection ends"},
 	}
 	for _, tt := range tests {

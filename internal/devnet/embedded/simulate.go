@@ -245,7 +245,7 @@ func (c Config) plan() (driver.Plan, error) {
 	classes := netmodel.Classes(c.Nodes, c.Builder, c.BuilderClass, c.NodeClass, c.DatacenterShare)
 	roles := c.placeRoles()
 	p := driver.Plan{
-		Label: fmt.Sprintf("%s seed %d", c.Mode, c.Seed), Seed: c.Seed, Builder: c.Builder, Edges: edges, Latency: lat,
+		Label: fmt.Sprintf("%s seed %d", c.Mode, c.Seed), Seed: c.Seed, Builder: c.Builder, Edges: edges, Latency: lat, NetModel: c.Network(),
 		Gossip: node.GossipParams(c.MeshD, c.GossipLazy, c.GossipFactor), Policy: policy,
 		SlotDuration: c.SlotDuration, RevealOffset: c.RevealOffset, PayloadDueBPS: c.PayloadDueBPS, PTCSize: c.PTCSize,
 		MeshSettleTimeout: c.MeshSettleTimeout, HeapProfile: c.HeapProfile,

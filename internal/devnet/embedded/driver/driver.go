@@ -23,6 +23,7 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/x/simlibp2p"
 	"golang.org/x/sync/errgroup"
@@ -30,6 +31,7 @@ import (
 	"github.com/segdiff/segdiff/diffusion"
 	"github.com/segdiff/segdiff/internal/devnet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/chain"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/flownet"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/node"
 	"github.com/segdiff/segdiff/internal/devnet/embedded/result"
@@ -46,8 +48,10 @@ type Plan struct {
 	Builder int
 	Edges   []netmodel.Edge
 	Latency *netmodel.Latency
-	Gossip  pubsub.GossipSubParams
-	Policy  diffusion.Policy
+	// NetModel is netmodel.Packets or netmodel.Flows.
+	NetModel string
+	Gossip   pubsub.GossipSubParams
+	Policy   diffusion.Policy
 	// Payloads ride slots 1..len(Payloads), one per slot.
 	Payloads []Payload
 
@@ -165,15 +169,10 @@ func (c *collector) completions(slot uint64) []time.Time {
 // Run runs plan inside the caller's synctest bubble and returns what it
 // measured. Progress lines go to progress.
 func Run(plan Plan, progress io.Writer) (*result.Run, error) {
-	rates := make([]netmodel.Rates, len(plan.Nodes))
-	for i, n := range plan.Nodes {
-		rates[i] = n.Rates
-	}
-	net, meta, err := simlibp2p.SimpleLibp2pNetwork(netmodel.Groups(rates), plan.Latency.PacketLatency, simlibp2p.NetworkSettings{UseBlankHost: true})
+	hosts, closeNet, err := buildNetwork(plan)
 	if err != nil {
-		return nil, fmt.Errorf("build simulated network: %w", err)
+		return nil, err
 	}
-	net.Start()
 	start, wallStart := time.Now(), wallNow()
 	ctx, cancel := context.WithCancel(context.Background())
 	honest := make([]bool, len(plan.Nodes))
@@ -206,10 +205,10 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 			n.Close()
 		}
 		time.Sleep(1001 * time.Millisecond)
-		net.Close()
+		closeNet()
 	}()
 	peerRoles := map[peer.ID]diffusion.Role{}
-	for i, h := range meta.Nodes {
+	for i, h := range hosts {
 		peerRoles[h.ID()] = plan.Nodes[i].Role
 	}
 	peerRole := func(p peer.ID) diffusion.Role {
@@ -219,7 +218,7 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 		return diffusion.Relay
 	}
 	parts := node.NewParts()
-	for i, h := range meta.Nodes {
+	for i, h := range hosts {
 		np := plan.Nodes[i]
 		spec := node.Spec{Index: i, Role: np.Role, InstallDelay: np.InstallDelay, Gossip: plan.Gossip,
 			Loss: np.Loss, LossRand: seeds.Loss(plan.Seed, i), PeerRole: peerRole, UplinkMbps: np.Rates.UpMbps, Parts: parts}
@@ -233,7 +232,7 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	if len(nodes) > 0 {
 		degree = 2 * len(plan.Edges) / len(nodes)
 	}
-	fmt.Fprintf(progress, "network: %d nodes, %d edges (degree %d), mode %s, seed %d\n", len(nodes), len(plan.Edges), degree, plan.Policy.Mode(), plan.Seed)
+	fmt.Fprintf(progress, "network: %d nodes, %d edges (degree %d), mode %s, seed %d, %s model\n", len(nodes), len(plan.Edges), degree, plan.Policy.Mode(), plan.Seed, plan.NetModel)
 	if err := connect(ctx, nodes, plan.Edges); err != nil {
 		return nil, err
 	}
@@ -308,6 +307,32 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 		res.Deferred = append(res.Deferred, sink.deferred[i].Load())
 	}
 	return res, nil
+}
+
+// buildNetwork starts the plan's network model inside the bubble and
+// returns its hosts in node order and how to close it.
+func buildNetwork(plan Plan) ([]host.Host, func(), error) {
+	rates := make([]netmodel.Rates, len(plan.Nodes))
+	for i, n := range plan.Nodes {
+		rates[i] = n.Rates
+	}
+	switch plan.NetModel {
+	case netmodel.Packets:
+		net, meta, err := simlibp2p.SimpleLibp2pNetwork(netmodel.Groups(rates), plan.Latency.PacketLatency, simlibp2p.NetworkSettings{UseBlankHost: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("build simulated network: %w", err)
+		}
+		net.Start()
+		return meta.Nodes, net.Close, nil
+	case netmodel.Flows:
+		net, err := flownet.New(rates, plan.Latency, plan.Edges)
+		if err != nil {
+			return nil, nil, err
+		}
+		net.Start()
+		return net.Hosts(), func() { _ = net.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("network model %q, want %s or %s", plan.NetModel, netmodel.Packets, netmodel.Flows)
 }
 
 // connect dials every edge, the lower index dialling the higher, all at

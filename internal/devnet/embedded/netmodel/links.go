@@ -9,6 +9,16 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet"
 )
 
+// Network models: how hosts talk over the links and latency.
+const (
+	// Packets is the reference: QUIC over simnet's packet-level links
+	// (go-libp2p's x/simlibp2p).
+	Packets = "packets"
+	// Flows is package flownet's in-memory streams through fair-shared
+	// links: faster, validated against Packets.
+	Flows = "flows"
+)
+
 // Link rates of the shared classes, in Mbps.
 const (
 	homeUpMbps       = 50

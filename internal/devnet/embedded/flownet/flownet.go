@@ -1,0 +1,267 @@
+// Package flownet is the embedded devnet's second network model, "flows":
+// go-libp2p hosts on go-libp2p's in-memory network (mocknet), whose writes
+// travel as chunks through the sender's uplink, the pair's one-way latency
+// and the receiver's downlink. Each link serves its flows (one per peer,
+// as a QUIC connection is one flow to FQ-CoDel) round robin, a chunk at a
+// time, at the link's rate, and a write returns once its last chunk has
+// left the uplink.
+//
+// It keeps what the diffusion policies and gossipsub see: every RPC, the
+// routers' queues, shared uplinks and downlinks, latency, the order of
+// bytes on a connection. It leaves out what costs most in the packet model
+// (netmodel's links on simnet, QUIC and TLS in x/simlibp2p): packets, QUIC
+// and TLS state and handshakes, congestion control, queue drops and
+// acknowledgements. It is a second, named model validated against the
+// packet model (embedded/README.md, "Two network models"), never a silent
+// replacement.
+package flownet
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+	ma "github.com/multiformats/go-multiaddr"
+	msmux "github.com/multiformats/go-multistream"
+
+	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
+)
+
+const (
+	// ChunkSize is the unit a link serves: a flow's bytes leave in chunks
+	// of at most this, one flow after another. At 50 Mbps a chunk takes
+	// 0.66 ms, so a small control message waits at most that per other
+	// busy flow, as a packet scheduler's quantum would make it wait a
+	// little less.
+	ChunkSize = 4 << 10
+	// A 1-RTT QUIC packet over UDP carries about 1,220 bytes of stream
+	// data with about 32 bytes of short header, STREAM frame header and
+	// AEAD tag; a link is charged for those too.
+	packetData     = 1220
+	packetOverhead = 32
+)
+
+// backlog is how many bytes of a flow may still wait at the sender's uplink
+// when a write returns: none, so a sender's next write on a connection
+// starts when the last has left. (A QUIC write returns once its data is in
+// packets, which may still queue at the link; letting 64 KiB wait moved
+// no figure of tier3 at 100 nodes, seeds 7–9, beyond the same-seed spread.)
+const backlog = 0
+
+// WireBytes is what n bytes of stream data cost a link: the data and the
+// packet overhead of ⌈n/1220⌉ packets.
+func WireBytes(n int) int {
+	packets := max((n+packetData-1)/packetData, 1)
+	return n + packets*packetOverhead
+}
+
+// Network is a flows-model network of hosts, one per node, in index order.
+type Network struct {
+	mn    mocknet.Mocknet
+	hosts []host.Host
+	ports []port
+	index map[peer.ID]int
+	lat   *netmodel.Latency
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// port is a node's two links.
+type port struct{ up, down *link }
+
+// New builds the hosts for rates (one per node) and links every edge so
+// the caller can dial it. Start the links inside the run's bubble.
+func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (*Network, error) {
+	n := &Network{mn: mocknet.New(), index: make(map[peer.ID]int, len(rates)), lat: lat}
+	for i, r := range rates {
+		if r.UpMbps <= 0 || r.DownMbps <= 0 {
+			return nil, fmt.Errorf("flows network: node %d has rates %d/%d Mbps, want > 0", i, r.UpMbps, r.DownMbps)
+		}
+		sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("flows network: key of node %d: %w", i, err)
+		}
+		addr, err := nodeAddr(i)
+		if err != nil {
+			return nil, err
+		}
+		h, err := n.mn.AddPeer(sk, addr)
+		if err != nil {
+			return nil, fmt.Errorf("flows network: add node %d: %w", i, err)
+		}
+		n.index[h.ID()] = i
+		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
+		n.ports = append(n.ports, port{up: newLink(r.UpMbps, backlog), down: newLink(r.DownMbps, 0)})
+	}
+	for _, e := range edges {
+		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {
+			return nil, fmt.Errorf("flows network: link node %d to node %d: %w", e.A, e.B, err)
+		}
+	}
+	return n, nil
+}
+
+// nodeAddr is node i's address, the packet model's 1.x.y.z numbering.
+func nodeAddr(i int) (ma.Multiaddr, error) {
+	v := i + 1
+	ip := net.IPv4(1, byte(v>>16), byte(v>>8), byte(v))
+	a, err := ma.NewMultiaddr(fmt.Sprintf("/ip4/%s/udp/8000/quic-v1", ip))
+	if err != nil {
+		return nil, fmt.Errorf("flows network: address of node %d: %w", i, err)
+	}
+	return a, nil
+}
+
+// Hosts are the nodes' hosts in index order.
+func (n *Network) Hosts() []host.Host { return n.hosts }
+
+// Start runs every link's server. It must be called inside the bubble the
+// network runs in.
+func (n *Network) Start() {
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	for i := range n.ports {
+		p := &n.ports[i]
+		n.wg.Add(2)
+		go func() { defer n.wg.Done(); p.up.serve(n.ctx, n.departed) }()
+		go func() { defer n.wg.Done(); p.down.serve(n.ctx, deliver) }()
+	}
+}
+
+// Close stops the links (writes still waiting return an error) and closes
+// the hosts, before waiting for the links: a delivery blocked on a stream
+// nobody reads ends when the stream closes.
+func (n *Network) Close() error {
+	if n.cancel != nil {
+		n.cancel()
+	}
+	err := n.mn.Close()
+	n.wg.Wait()
+	return err
+}
+
+// departed hands a chunk that left its sender's uplink to the receiver's
+// downlink after the pair's one-way latency.
+func (n *Network) departed(c *chunk) {
+	down := n.ports[c.to].down
+	time.AfterFunc(n.lat.Between(c.from, c.to), func() { down.enqueue(c.from, c) })
+}
+
+// deliver writes a chunk that left the receiver's downlink into the
+// in-memory stream. An error means the stream is gone (reset or closed
+// under teardown); the writer saw its write succeed, as a QUIC sender does
+// for data in flight.
+func deliver(c *chunk) {
+	if c.then != nil {
+		c.then(c.dst)
+		return
+	}
+	_, _ = c.dst.Write(c.data)
+}
+
+// shapedHost is a host whose outgoing streams are shaped. Gossipsub writes
+// only on the streams it opens, so shaping those carries all its traffic;
+// the streams a peer opens are shaped at that peer.
+type shapedHost struct {
+	host.Host
+	net  *Network
+	self int
+}
+
+// NewStream opens a stream on the existing connection and negotiates its
+// protocol through the links, so the request reaches the peer a latency
+// later, as on a real network: in memory, a router that starts a moment
+// before its peer's would find no handler there and give the peer up.
+// (The peer's answer comes back in memory, at once.)
+func (h *shapedHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error) {
+	to, ok := h.net.index[p]
+	if !ok {
+		return h.Host.NewStream(ctx, p, pids...)
+	}
+	raw, err := h.Network().NewStream(network.WithNoDial(ctx, "flows: streams ride existing connections"), p)
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{Stream: raw, net: h.net, from: h.self, to: to}
+	proto, err := msmux.SelectOneOf(pids, io.ReadWriteCloser(s))
+	if err != nil {
+		_ = raw.Reset()
+		return nil, fmt.Errorf("flows: negotiate %v with node %d: %w", pids, to, err)
+	}
+	if err := raw.SetProtocol(proto); err != nil {
+		_ = raw.Reset()
+		return nil, err
+	}
+	return s, nil
+}
+
+// stream is an outgoing stream whose writes go through the links.
+type stream struct {
+	network.Stream
+	net      *Network
+	from, to int
+}
+
+// Write copies p into chunks, queues them on the sender's uplink and
+// returns once the last has left it.
+func (s *stream) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	chunks := make([]*chunk, 0, (len(p)+ChunkSize-1)/ChunkSize)
+	for off := 0; off < len(p); off += ChunkSize {
+		end := min(off+ChunkSize, len(p))
+		chunks = append(chunks, &chunk{data: append([]byte(nil), p[off:end]...), from: s.from, to: s.to, dst: s.Stream})
+	}
+	room := s.net.ports[s.from].up.enqueue(s.to, chunks...)
+	if room == nil {
+		return len(p), nil
+	}
+	select {
+	case <-room:
+		return len(p), nil
+	case <-s.net.ctx.Done():
+		return 0, fmt.Errorf("flows network closed: %w", net.ErrClosed)
+	}
+}
+
+// CloseWrite sends the end of the stream after the data written before it
+// (a QUIC FIN), without waiting.
+func (s *stream) CloseWrite() error {
+	s.after(func(u network.Stream) { _ = u.CloseWrite() })
+	return nil
+}
+
+// Close stops reading at once and closes the writing side after the data
+// written before it.
+func (s *stream) Close() error {
+	err := s.Stream.CloseRead()
+	s.after(func(u network.Stream) { _ = u.Close() })
+	return err
+}
+
+// after queues do behind the data written so far: it runs on the
+// in-memory stream when it leaves the receiver's downlink.
+func (s *stream) after(do func(network.Stream)) {
+	s.net.ports[s.from].up.enqueue(s.to, &chunk{from: s.from, to: s.to, dst: s.Stream, then: do})
+}
+
+// chunk is a piece of one write on its way, or an action that follows the
+// writes before it.
+type chunk struct {
+	data     []byte
+	from, to int
+	dst      network.Stream
+	then     func(network.Stream)
+}
