@@ -51,13 +51,6 @@ const (
 	packetOverhead = 32
 )
 
-// backlog is how many bytes of a flow may still wait at the sender's uplink
-// when a write returns: none, so a sender's next write on a connection
-// starts when the last has left. (A QUIC write returns once its data is in
-// packets, which may still queue at the link; letting 64 KiB wait moved
-// no figure of tier3 at 100 nodes, seeds 7–9, beyond the same-seed spread.)
-const backlog = 0
-
 // WireBytes is what n bytes of stream data cost a link: the data and the
 // packet overhead of ⌈n/1220⌉ packets.
 func WireBytes(n int) int {
@@ -103,7 +96,7 @@ func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (
 		}
 		n.index[h.ID()] = i
 		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
-		n.ports = append(n.ports, port{up: newLink(r.UpMbps, backlog), down: newLink(r.DownMbps, 0)})
+		n.ports = append(n.ports, port{up: newLink(r.UpMbps), down: newLink(r.DownMbps)})
 	}
 	for _, e := range edges {
 		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {
@@ -152,22 +145,40 @@ func (n *Network) Close() error {
 }
 
 // departed hands a chunk that left its sender's uplink to the receiver's
-// downlink after the pair's one-way latency.
-func (n *Network) departed(c *chunk) {
-	down := n.ports[c.to].down
-	time.AfterFunc(n.lat.Between(c.from, c.to), func() { down.enqueue(c.from, c) })
+// downlink after the pair's one-way latency. Its bytes are copied here, as
+// a packet leaves with its own: the writer waits only until its last chunk
+// has left, then reuses its buffer.
+func (n *Network) departed(c chunk) {
+	if c.data != nil {
+		b := chunkPool.Get().(*[]byte)
+		*b = append((*b)[:0], c.data...)
+		c.data, c.buf = *b, b
+	}
+	if c.sent != nil {
+		select {
+		case c.sent <- struct{}{}:
+		default:
+		}
+		c.sent = nil
+	}
+	s := c.s
+	time.AfterFunc(n.lat.Between(s.from, s.to), func() { n.ports[s.to].down.enqueue(s.down, c) })
 }
 
+// chunkPool holds the buffers chunks travel in between the links.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, ChunkSize); return &b }}
+
 // deliver writes a chunk that left the receiver's downlink into the
-// in-memory stream. An error means the stream is gone (reset or closed
-// under teardown); the writer saw its write succeed, as a QUIC sender does
-// for data in flight.
-func deliver(c *chunk) {
+// in-memory stream (which copies it), or runs its action. An error means
+// the stream is gone (reset or closed under teardown); the writer saw its
+// write succeed, as a QUIC sender does for data in flight.
+func deliver(c chunk) {
 	if c.then != nil {
-		c.then(c.dst)
+		c.then(c.s.Stream)
 		return
 	}
-	_, _ = c.dst.Write(c.data)
+	_, _ = c.s.Stream.Write(c.data)
+	chunkPool.Put(c.buf)
 }
 
 // shapedHost is a host whose outgoing streams are shaped. Gossipsub writes
@@ -193,7 +204,8 @@ func (h *shapedHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{Stream: raw, net: h.net, from: h.self, to: to}
+	s := &stream{Stream: raw, net: h.net, from: h.self, to: to,
+		up: h.net.ports[h.self].up.flow(to), down: h.net.ports[to].down.flow(h.self), sent: make(chan struct{}, 1)}
 	proto, err := msmux.SelectOneOf(pids, io.ReadWriteCloser(s))
 	if err != nil {
 		_ = raw.Reset()
@@ -206,30 +218,34 @@ func (h *shapedHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.
 	return s, nil
 }
 
-// stream is an outgoing stream whose writes go through the links.
+// stream is an outgoing stream whose writes go through the links. Its
+// writes, like a QUIC stream's, are one at a time.
 type stream struct {
 	network.Stream
 	net      *Network
 	from, to int
+	// up and down are the connection's flows at the sender's uplink and
+	// the receiver's downlink.
+	up, down *flow
+	// sent hears when a write's last chunk has left the uplink.
+	sent    chan struct{}
+	scratch []chunk
 }
 
-// Write copies p into chunks, queues them on the sender's uplink and
-// returns once the last has left it.
+// Write queues p in chunks on the sender's uplink and returns once the
+// last has left it.
 func (s *stream) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	chunks := make([]*chunk, 0, (len(p)+ChunkSize-1)/ChunkSize)
+	s.scratch = s.scratch[:0]
 	for off := 0; off < len(p); off += ChunkSize {
-		end := min(off+ChunkSize, len(p))
-		chunks = append(chunks, &chunk{data: append([]byte(nil), p[off:end]...), from: s.from, to: s.to, dst: s.Stream})
+		s.scratch = append(s.scratch, chunk{data: p[off:min(off+ChunkSize, len(p))], s: s})
 	}
-	room := s.net.ports[s.from].up.enqueue(s.to, chunks...)
-	if room == nil {
-		return len(p), nil
-	}
+	s.scratch[len(s.scratch)-1].sent = s.sent
+	s.net.ports[s.from].up.enqueue(s.up, s.scratch...)
 	select {
-	case <-room:
+	case <-s.sent:
 		return len(p), nil
 	case <-s.net.ctx.Done():
 		return 0, fmt.Errorf("flows network closed: %w", net.ErrClosed)
@@ -254,14 +270,17 @@ func (s *stream) Close() error {
 // after queues do behind the data written so far: it runs on the
 // in-memory stream when it leaves the receiver's downlink.
 func (s *stream) after(do func(network.Stream)) {
-	s.net.ports[s.from].up.enqueue(s.to, &chunk{from: s.from, to: s.to, dst: s.Stream, then: do})
+	s.net.ports[s.from].up.enqueue(s.up, chunk{s: s, then: do})
 }
 
 // chunk is a piece of one write on its way, or an action that follows the
 // writes before it.
 type chunk struct {
-	data     []byte
-	from, to int
-	dst      network.Stream
-	then     func(network.Stream)
+	// data is the writer's bytes in the uplink, then a copy in buf.
+	data []byte
+	buf  *[]byte
+	s    *stream
+	// sent, on a write's last chunk, hears when it leaves the uplink.
+	sent chan<- struct{}
+	then func(network.Stream)
 }

@@ -12,9 +12,6 @@ import (
 // the link's rate. A flow is the peer at the other end.
 type link struct {
 	nsPerByte float64
-	// backlog is how many bytes a flow may leave queued when its write
-	// returns.
-	backlog int
 
 	mu    sync.Mutex
 	flows map[int]*flow
@@ -29,47 +26,48 @@ type link struct {
 	wake  chan struct{}
 }
 
+// flow is one peer's queue on a link.
 type flow struct {
-	chunks []*chunk
+	// chunks[head:] wait; the array's front is reused, so a flow fed a
+	// chunk at a time does not reallocate it.
+	chunks []chunk
+	head   int
 	// listed: the flow is in fresh or busy. A flow that empties stays in
 	// busy until the round comes back to it (RFC 8290's rule), so a flow
 	// that keeps emptying between its chunks is not fresh every time.
 	listed bool
-	// queued is the data bytes waiting; room is closed (and replaced) when
-	// queued falls to the link's backlog or below.
-	queued int
-	room   chan struct{}
 }
 
-func newLink(mbps, backlog int) *link {
+func newLink(mbps int) *link {
 	return &link{
-		backlog:   backlog,
 		nsPerByte: 8e3 / float64(mbps), // 8 bits per byte at mbps·10⁶ bit/s, in ns
 		flows:     map[int]*flow{},
 		wake:      make(chan struct{}, 1),
 	}
 }
 
-// enqueue appends chunks to the flow of peer and returns a channel closed
-// once the flow's backlog is at most the link's (nil: it is already).
-func (l *link) enqueue(peer int, chunks ...*chunk) <-chan struct{} {
+// flow returns the flow of peer, made on first use. Streams look their
+// flows up once.
+func (l *link) flow(peer int) *flow {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	f := l.flows[peer]
 	if f == nil {
 		f = &flow{}
 		l.flows[peer] = f
 	}
+	return f
+}
+
+// enqueue appends chunks to f, a flow of l.
+func (l *link) enqueue(f *flow, chunks ...chunk) {
+	l.mu.Lock()
+	if f.head > 0 && len(f.chunks)+len(chunks) > cap(f.chunks) {
+		k := copy(f.chunks, f.chunks[f.head:])
+		clear(f.chunks[k:])
+		f.chunks, f.head = f.chunks[:k], 0
+	}
 	f.chunks = append(f.chunks, chunks...)
-	for _, c := range chunks {
-		f.queued += len(c.data)
-	}
-	var room chan struct{}
-	if f.queued > l.backlog {
-		if f.room == nil {
-			f.room = make(chan struct{})
-		}
-		room = f.room
-	}
 	if !f.listed {
 		f.listed = true
 		l.fresh = append(l.fresh, f)
@@ -79,66 +77,62 @@ func (l *link) enqueue(peer int, chunks ...*chunk) <-chan struct{} {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	return room
 }
 
-// pop takes the head chunk of the next flow, fresh flows first, or nil
-// when no flow has one. A fresh flow joins the round's tail after its
-// chunk; a flow the round finds empty leaves it.
-func (l *link) pop() *chunk {
+// pop takes the head chunk of the next flow, fresh flows first; ok is
+// false when no flow has one. A fresh flow joins the round's tail after
+// its chunk; a flow the round finds empty leaves it.
+func (l *link) pop() (c chunk, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.fresh) > 0 {
 		f := l.fresh[0]
-		l.fresh[0] = nil
-		l.fresh = l.fresh[1:]
+		// Shift rather than reslice, so the array's front is reused.
+		k := copy(l.fresh, l.fresh[1:])
+		l.fresh[k] = nil
+		l.fresh = l.fresh[:k]
 		if l.next > len(l.busy) {
 			l.next = 0
 		}
 		l.busy = slices.Insert(l.busy, l.next, f)
 		l.next++
-		return l.take(f)
+		return f.take(), true
 	}
 	for len(l.busy) > 0 {
 		if l.next >= len(l.busy) {
 			l.next = 0
 		}
 		f := l.busy[l.next]
-		if len(f.chunks) == 0 {
+		if f.head == len(f.chunks) {
 			f.listed = false
 			l.busy = slices.Delete(l.busy, l.next, l.next+1)
 			continue
 		}
 		l.next++
-		return l.take(f)
+		return f.take(), true
 	}
-	return nil
+	return chunk{}, false
 }
 
 // take removes f's head chunk.
-func (l *link) take(f *flow) *chunk {
-	c := f.chunks[0]
-	f.chunks[0] = nil
-	f.chunks = f.chunks[1:]
-	if len(f.chunks) == 0 {
-		f.chunks = nil
-	}
-	f.queued -= len(c.data)
-	if f.room != nil && f.queued <= l.backlog {
-		close(f.room)
-		f.room = nil
+func (f *flow) take() chunk {
+	c := f.chunks[f.head]
+	f.chunks[f.head] = chunk{}
+	f.head++
+	if f.head == len(f.chunks) {
+		f.chunks, f.head = f.chunks[:0], 0
 	}
 	return c
 }
 
 // serve sends chunks until ctx ends, handing each to done once its wire
 // bytes have left.
-func (l *link) serve(ctx context.Context, done func(*chunk)) {
+func (l *link) serve(ctx context.Context, done func(chunk)) {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	for {
-		c := l.pop()
-		if c == nil {
+		c, ok := l.pop()
+		if !ok {
 			select {
 			case <-l.wake:
 				continue
