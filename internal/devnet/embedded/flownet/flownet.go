@@ -77,8 +77,13 @@ type port struct{ up, down *link }
 
 // New builds the hosts for rates (one per node) and links every edge so
 // the caller can dial it. Start the links inside the run's bubble.
-func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (*Network, error) {
+func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (_ *Network, err error) {
 	n := &Network{mn: mocknet.New(), index: make(map[peer.ID]int, len(rates)), lat: lat}
+	defer func() {
+		if err != nil {
+			_ = n.mn.Close() // no host outlives a failed build
+		}
+	}()
 	for i, r := range rates {
 		if r.UpMbps <= 0 || r.DownMbps <= 0 {
 			return nil, fmt.Errorf("flows network: node %d has rates %d/%d Mbps, want > 0", i, r.UpMbps, r.DownMbps)
@@ -127,9 +132,8 @@ func (n *Network) Start() {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for i := range n.ports {
 		p := &n.ports[i]
-		n.wg.Add(2)
-		go func() { defer n.wg.Done(); p.up.serve(n.ctx, n.departed) }()
-		go func() { defer n.wg.Done(); p.down.serve(n.ctx, deliver) }()
+		n.wg.Go(func() { p.up.serve(n.ctx, n.departed) })
+		n.wg.Go(func() { p.down.serve(n.ctx, deliver) })
 	}
 }
 

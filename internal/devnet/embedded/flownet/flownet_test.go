@@ -163,3 +163,10 @@ func TestNegotiationTakesALatency(t *testing.T) {
 		require.GreaterOrEqual(t, <-got, 25*time.Millisecond)
 	})
 }
+
+func TestNewRejectsAZeroLink(t *testing.T) {
+	lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, time.Millisecond)
+	require.NoError(t, err)
+	_, err = New([]netmodel.Rates{{UpMbps: 50, DownMbps: 100}, {UpMbps: 0, DownMbps: 100}}, lat, nil)
+	require.ErrorContains(t, err, "node 1 has rates 0/100 Mbps")
+}
