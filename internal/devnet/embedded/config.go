@@ -407,13 +407,14 @@ const (
 	memoryPerNode       = 2 << 20
 	memoryPerConnEnd    = 360 << 10
 	memoryPerConnEndBig = 576 << 10
-	// The flows model keeps no QUIC or TLS state: its 500-node tier3 cell
-	// peaked at 3.9 GiB under GOMEMLIMIT=8GiB, about 71 KiB per connection
-	// end beside the rest (embedded/README.md, "Two network models");
-	// 96 KiB leaves headroom, and whole payloads take the packet model's
-	// 1.6 (not measured in this model).
-	memoryPerConnEndFlows    = 96 << 10
-	memoryPerConnEndFlowsBig = 154 << 10
+	// The flows model keeps no QUIC or TLS state: its 500-node cells
+	// peaked at 3.5-3.9 GiB (tiers 2-4) and 5.6-6.9 GiB (segmented-batch,
+	// whose six copies sit in the links) under GOMEMLIMIT=8GiB, the worst
+	// about 160 KiB per connection end beside the rest (embedded/README.md,
+	// "Two network models"); whole payloads take the packet model's 1.6
+	// (not measured in this model).
+	memoryPerConnEndFlows    = 176 << 10
+	memoryPerConnEndFlowsBig = 280 << 10
 )
 
 // Network is the network model the run uses: NetModel, packets when empty.
