@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -123,6 +124,11 @@ func TestNewPlanCellLimit(t *testing.T) {
 // cell, and the cells run before the key existed), the flows model another.
 func TestHashNetModel(t *testing.T) {
 	c := embedded.DefaultConfig()
+	// A spec from before the key has no net_model; the unset key must
+	// encode (and so hash) the same.
+	if b, err := json.Marshal(c); err != nil || strings.Contains(string(b), "net_model") {
+		t.Errorf("the unset net_model encodes as %s (err %v), want it left out", b, err)
+	}
 	unset := Hash(c)
 	c.NetModel = "packets"
 	if Hash(c) != unset {

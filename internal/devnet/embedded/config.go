@@ -93,10 +93,12 @@ type Config struct {
 	// "uniform" (UniformLatency one way between every pair).
 	Latency        string        `json:"latency" group:"network" doc:"latency model: geo (five regions, mean ≈56 ms one way) or uniform"`
 	UniformLatency time.Duration `json:"uniform_latency" group:"network" doc:"one-way latency of the uniform model"`
-	// NetModel: "packets" (QUIC on simnet, the reference) or "flows"
-	// (package flownet: in-memory streams through fair-shared links, the
-	// second model, validated against the first; embedded/README.md).
-	NetModel     string        `json:"net_model" doc:"network model: packets (QUIC on simnet, the reference) or flows (in-memory streams through fair-shared links; validated against packets, see embedded/README.md)"`
+	// NetModel: "packets" (QUIC on simnet, the reference; also the empty
+	// value, which the JSON leaves out, so a spec written before the key
+	// existed keeps its meaning and its sweep hash) or "flows" (package
+	// flownet: in-memory streams through fair-shared links, validated
+	// against packets for tiers 2-4; embedded/README.md).
+	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default) or flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads: see embedded/README.md)"`
 	SlotDuration time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
 	InstallDelay time.Duration `json:"install_delay" doc:"block install delay after arrival"`
 	// InstallTimeout: after it a payload message waiting for its block is

@@ -11,9 +11,10 @@
 // bytes on a connection. It leaves out what costs most in the packet model
 // (netmodel's links on simnet, QUIC and TLS in x/simlibp2p): packets, QUIC
 // and TLS state and handshakes, congestion control, queue drops and
-// acknowledgements. It is a second, named model validated against the
-// packet model (embedded/README.md, "Two network models"), never a silent
-// replacement.
+// acknowledgements. It is a second, named model, validated against the
+// packet model for tiers 2-4 on warm payloads and not for segmented-batch
+// or cold payloads (embedded/README.md, "Two network models"), never a
+// silent replacement.
 package flownet
 
 import (
@@ -38,13 +39,13 @@ import (
 )
 
 const (
-	// ChunkSize is the unit a link serves: a flow's bytes leave in chunks
+	// chunkSize is the unit a link serves: a flow's bytes leave in chunks
 	// of at most this, one flow after another. At 50 Mbps a chunk takes
 	// 0.66 ms; a message on an idle connection waits at most the chunk in
 	// service (the new-flow rule). One-packet chunks gave tier3's figures
 	// at 100 nodes (seed 7) in a draft; 16 KiB chunks moved p50 at 500
 	// nodes by 3 % for 7 % less CPU, so the grain stays fine.
-	ChunkSize = 4 << 10
+	chunkSize = 4 << 10
 	// A 1-RTT QUIC packet over UDP carries about 1,220 bytes of stream
 	// data with about 32 bytes of short header, STREAM frame header and
 	// AEAD tag; a link is charged for those too.
@@ -52,9 +53,9 @@ const (
 	packetOverhead = 32
 )
 
-// WireBytes is what n bytes of stream data cost a link: the data and the
+// wireBytes is what n bytes of stream data cost a link: the data and the
 // packet overhead of ⌈n/1220⌉ packets.
-func WireBytes(n int) int {
+func wireBytes(n int) int {
 	packets := max((n+packetData-1)/packetData, 1)
 	return n + packets*packetOverhead
 }
@@ -171,7 +172,7 @@ func (n *Network) departed(c chunk) {
 }
 
 // chunkPool holds the buffers chunks travel in between the links.
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, ChunkSize); return &b }}
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
 
 // deliver writes a chunk that left the receiver's downlink into the
 // in-memory stream (which copies it), or runs its action. An error means
@@ -244,8 +245,8 @@ func (s *stream) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	s.scratch = s.scratch[:0]
-	for off := 0; off < len(p); off += ChunkSize {
-		s.scratch = append(s.scratch, chunk{data: p[off:min(off+ChunkSize, len(p))], s: s})
+	for off := 0; off < len(p); off += chunkSize {
+		s.scratch = append(s.scratch, chunk{data: p[off:min(off+chunkSize, len(p))], s: s})
 	}
 	s.scratch[len(s.scratch)-1].sent = s.sent
 	s.net.ports[s.from].up.enqueue(s.up, s.scratch...)

@@ -140,7 +140,7 @@ func (l *link) serve(ctx context.Context, done func(chunk)) {
 				return
 			}
 		}
-		t.Reset(time.Duration(float64(WireBytes(len(c.data))) * l.nsPerByte))
+		t.Reset(time.Duration(float64(wireBytes(len(c.data))) * l.nsPerByte))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
