@@ -120,7 +120,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-const cellLimitUsage = "GOMEMLIMIT for each cell, e.g. 8GiB: the cell's runtime collects harder rather than grow past it, and the sweep plans the cell at the limit plus a tenth (default: $GOMEMLIMIT when set; 0: none)"
+const cellLimitUsage = "GOMEMLIMIT for each cell, e.g. 8GiB: the cell's runtime collects harder rather than grow past it, and the sweep plans the cell at the limit plus a tenth; the cells run with GOGC=off unless GOGC is set, so the collector waits for the limit (default: $GOMEMLIMIT when set; 0: none)"
 
 // cellMemoryLimit reads --cell-memory-limit, or GOMEMLIMIT (which the
 // cells inherit) when the flag is not given.

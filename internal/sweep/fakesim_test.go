@@ -74,7 +74,7 @@ func fakeSim(args []string) int {
 		fmt.Fprintln(f, n)
 		f.Close()
 		f, _ = os.OpenFile(filepath.Join(dir, "gomemlimit.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		fmt.Fprintln(f, os.Getenv("GOMEMLIMIT"))
+		fmt.Fprintln(f, os.Getenv("GOMEMLIMIT"), os.Getenv("GOGC"))
 		f.Close()
 	}
 	if d, err := time.ParseDuration(os.Getenv(fakeSleepEnv)); err == nil {

@@ -101,39 +101,70 @@ func TestRunJobsAndBudget(t *testing.T) {
 	}
 }
 
-// Under a cell memory limit every cell runs with that GOMEMLIMIT, and the
-// sweep's log records it.
+// Under a cell memory limit every cell runs with that GOMEMLIMIT and, unless
+// the caller set GOGC, with the collector waiting for the limit; the
+// sweep's log records the limit.
 func TestRunCellMemoryLimit(t *testing.T) {
-	g, err := Decode("test.yaml", []byte(fourGrid))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name     string
+		gogc     string // the caller's GOGC; "-" for unset
+		limit    int64
+		wantLine string
+	}{
+		{"limit", "-", 3 << 30, "3221225472 off"},
+		{"limit, caller's GOGC", "200", 3 << 30, "3221225472 200"},
+		{"no limit", "-", 0, ""},
 	}
-	p, err := NewPlan(g, Memory{CellLimit: 3 << 30})
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.gogc == "-" {
+				unsetEnv(t, "GOGC")
+			} else {
+				t.Setenv("GOGC", tt.gogc)
+			}
+			unsetEnv(t, "GOMEMLIMIT")
+			g, err := Decode("test.yaml", []byte(fourGrid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := NewPlan(g, Memory{CellLimit: tt.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			marks := t.TempDir()
+			r := fakeRunner(t, fakeDirEnv+"="+marks)
+			if _, err := r.Run(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(marks, "gomemlimit.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			if len(lines) != len(p.Cells) {
+				t.Fatalf("%d cells noted their environment, want %d", len(lines), len(p.Cells))
+			}
+			for _, l := range lines {
+				if strings.TrimSpace(l) != tt.wantLine {
+					t.Errorf("a cell ran with GOMEMLIMIT and GOGC %q, want %q", l, tt.wantLine)
+				}
+			}
+			if tt.limit == 0 {
+				return
+			}
+			log, err := os.ReadFile(filepath.Join(r.Out, runsLog))
+			if err != nil || !strings.Contains(string(log), `"cell_memory_limit_bytes":3221225472`) {
+				t.Errorf("runs.jsonl = %s, %v", log, err)
+			}
+		})
 	}
-	marks := t.TempDir()
-	r := fakeRunner(t, fakeDirEnv+"="+marks)
-	if _, err := r.Run(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(marks, "gomemlimit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Fields(string(b))
-	if len(lines) != len(p.Cells) {
-		t.Fatalf("%d cells noted a limit, want %d", len(lines), len(p.Cells))
-	}
-	for _, l := range lines {
-		if l != "3221225472" {
-			t.Errorf("a cell ran with GOMEMLIMIT=%q, want 3221225472", l)
-		}
-	}
-	log, err := os.ReadFile(filepath.Join(r.Out, runsLog))
-	if err != nil || !strings.Contains(string(log), `"cell_memory_limit_bytes":3221225472`) {
-		t.Errorf("runs.jsonl = %s, %v", log, err)
-	}
+}
+
+// unsetEnv unsets key for the test and restores it after.
+func unsetEnv(t *testing.T, key string) {
+	t.Helper()
+	t.Setenv(key, "") // registers the restore
+	os.Unsetenv(key)
 }
 
 // Interrupting a sweep stops its cells and leaves no folder for them; the
