@@ -386,6 +386,27 @@ func TestSummarize(t *testing.T) {
 	if !math.IsNaN(float64(never.ByNetworkCompletion.Mean)) || never.OverSlot.Mean != 1 {
 		t.Errorf("a slot some node never completed has no network-completion bytes: %+v, over the slot %+v", never.ByNetworkCompletion, never.OverSlot)
 	}
+	// A node stranded with nothing of a slot has no byte readings for it:
+	// it received none, so its copies read 0 and the summary stands. A node
+	// that completed the slot without byte readings is a metrics gap.
+	b := map[S]map[uint64]float64{assertions.SeriesReveal: {2: 100, 3: 112}, assertions.SeriesPayloadSize: {2: 1000, 3: 1000}}
+	fed := map[S]map[uint64]float64{assertions.SeriesCompleted: {2: 100.5, 3: 112.5},
+		assertions.SeriesDataBytes: {2: 1800, 3: 2700}, assertions.SeriesControlBytes: {2: 200, 3: 300}}
+	starved := map[S]map[uint64]float64{assertions.SeriesCompleted: {2: 100.7},
+		assertions.SeriesDataBytes: {2: 900}, assertions.SeriesControlBytes: {2: 100}}
+	empty := assertions.Network{Nodes: []assertions.Node{node("b0", "home", true, b), node("r1", "home", false, fed), node("r2", "home", false, starved)}}
+	got, err := assertions.Summarize(empty, []uint64{3}, 3*time.Second)
+	if err != nil {
+		t.Fatalf("summary with a node that received nothing of a slot: %v", err)
+	}
+	if got.Stranded != 1 || got.OverSlot.Samples != 2 || got.OverSlot.Mean != 1.5 || got.DataOverSlot != 1.35 {
+		t.Errorf("a node that received nothing: stranded %d, copies over the slot %+v, data %v; want 1, mean 1.5 over 2, 1.35", got.Stranded, got.OverSlot, got.DataOverSlot)
+	}
+	starved[assertions.SeriesCompleted][3] = 112.9
+	if _, err := assertions.Summarize(assertions.Network{Nodes: []assertions.Node{node("b0", "home", true, b), node("r2", "home", false, starved)}}, []uint64{3}, 3*time.Second); err == nil ||
+		!strings.Contains(err.Error(), `node r2: series payload_diffusion_received_bytes{kind="data"} has no value for slot 3`) {
+		t.Errorf("a node that completed a slot without its bytes: %v", err)
+	}
 	// A metrics gap is not a stranded node: the summary refuses it.
 	gap := summaryNet(map[string][2]int{"r1": {100, 500}}, [2]float64{2, 2})
 	gap.Nodes = append(gap.Nodes, assertions.Node{ID: "r9"})

@@ -173,7 +173,7 @@ func Copies(n Network, slots []uint64, def CopiesDefinition) ([]Sample, error) {
 			complete := true
 			for _, s := range bytes {
 				b, m := node.Count(s, slot)
-				if m != nil {
+				if m != nil && !receivedNothing(node, s, slot, m) {
 					miss.Missing = append(miss.Missing, *m)
 					complete = false
 					continue
@@ -189,6 +189,20 @@ func Copies(n Network, slots []uint64, def CopiesDefinition) ([]Sample, error) {
 		return out, miss
 	}
 	return out, nil
+}
+
+// receivedNothing reports whether byte reading s, missing for slot, means
+// the node received none of it. The contract's received_bytes are added as
+// bytes arrive, so a node that never completed the slot, exports the
+// series for other slots and was watched whole lacks the value because
+// nothing came (a node stranded with no part of the payload). A node that
+// completed the slot received its bytes: their absence stays a gap.
+func receivedNothing(node Node, s Series, slot uint64, m *MissingError) bool {
+	if m.NoSeries || m.Gap || (s != SeriesDataBytes && s != SeriesControlBytes) {
+		return false
+	}
+	_, notDone := node.Time(SeriesCompleted, slot)
+	return notDone != nil
 }
 
 // InstallDelay returns, for every node (builders included: they install the

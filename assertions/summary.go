@@ -169,7 +169,7 @@ func dataCopies(n Network, slots []uint64) []float64 {
 			if m != nil || size == 0 {
 				continue
 			}
-			if data, m := node.Count(SeriesDataBytes, slot); m == nil {
+			if data, m := node.Count(SeriesDataBytes, slot); m == nil || receivedNothing(node, SeriesDataBytes, slot, m) {
 				out = append(out, float64(data)/float64(size))
 			}
 		}
