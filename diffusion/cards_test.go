@@ -149,6 +149,48 @@ func TestRarestAtPop(t *testing.T) {
 	})
 }
 
+// Answers to a peer that acknowledges nothing wait behind every other
+// answer and push, and go out only while the rules leave them room; the
+// answers to other peers keep their order.
+func TestPopDefersAnswersToUnacknowledgingPeers(t *testing.T) {
+	tests := []struct {
+		name string
+		room bool
+		want []string
+	}{
+		{name: "room: the mute peer's answers last, in order", room: true, want: []string{"0a", "2a", "1b", "0m", "1m"}},
+		{name: "no room: the mute peer's answers wait", room: false, want: []string{"0a", "2a", "1b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var q sendQueue
+			q.answer(queuedSend{to: "m", part: 0})
+			q.answer(queuedSend{to: "a", part: 0})
+			q.answer(queuedSend{to: "m", part: 1})
+			q.answer(queuedSend{to: "a", part: 2})
+			q.push(pushTicket{part: 1, budget: 1, peers: []peer.ID{"b"}})
+			r := popRules{sent: noneSent, aim: firstPeer,
+				deferred:     func(_ uint64, p peer.ID) bool { return p == "m" },
+				deferredRoom: func() bool { return tt.room },
+			}
+			var got []string
+			for {
+				s, ok := q.pop(r, func(queuedSend) {})
+				if !ok {
+					break
+				}
+				got = append(got, fmt.Sprint(s.part, string(s.to)))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("popped %v, want %v", got, tt.want)
+			}
+			if wantLeft := 5 - len(tt.want); q.Len() != wantLeft {
+				t.Errorf("%d left queued, want %d", q.Len(), wantLeft)
+			}
+		})
+	}
+}
+
 func TestWindowBound(t *testing.T) {
 	now := time.Unix(0, 0)
 	tests := []struct {

@@ -73,19 +73,32 @@ type popRules struct {
 	rarity func(slot uint64, part int) int
 	// aim picks the peer among the eligible ones (never empty).
 	aim func(slot uint64, part int, eligible []peer.ID) peer.ID
+	// deferred reports that answers to p wait behind every other answer
+	// and push, and go out only while deferredRoom holds. Nil defers none.
+	deferred     func(slot uint64, p peer.ID) bool
+	deferredRoom func() bool
 }
 
 // pop removes and returns the next copy to write. Answers and tickets the
 // cancel rule leaves nobody to send to are dropped on the way and passed to
 // dropped.
 func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool) {
-	for len(q.answers) > 0 {
-		s := q.answers[0]
-		q.answers = q.answers[1:]
+	waiting := -1 // the first deferred answer
+	for i := 0; i < len(q.answers); {
+		s := q.answers[i]
 		if r.sent(s.slot, s.part, s.to) || (r.unwanted != nil && r.unwanted(s.slot, s.part, s.to)) {
+			q.answers = slices.Delete(q.answers, i, i+1)
 			dropped(s)
 			continue
 		}
+		if r.deferred != nil && r.deferred(s.slot, s.to) {
+			if waiting < 0 {
+				waiting = i
+			}
+			i++
+			continue
+		}
+		q.answers = slices.Delete(q.answers, i, i+1)
 		return s, true
 	}
 	eligible := func(t pushTicket) []peer.ID {
@@ -124,6 +137,11 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 	clear(q.tickets[len(kept):])
 	q.tickets = kept
 	if best < 0 {
+		if waiting >= 0 && r.deferredRoom() {
+			s := q.answers[waiting]
+			q.answers = slices.Delete(q.answers, waiting, waiting+1)
+			return s, true
+		}
 		return queuedSend{}, false
 	}
 	t := &q.tickets[best]

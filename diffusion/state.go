@@ -57,9 +57,10 @@ type peerState struct {
 	wrote    Bits // parts the node wrote to it
 	decoded  bool // its decode claim arrived
 	claimed  bool // our decode claim went to it
-	// firstPush is when our first push to it was written; heard when it
-	// last reported anything (HAVE, claim or part).
-	firstPush, heard time.Time
+	// firstPush is when our first push to it was written, firstWrite our
+	// first push or answer; heard when it last reported anything (HAVE,
+	// claim or part).
+	firstPush, firstWrite, heard time.Time
 }
 
 func newStateNode(p *phased, env Env) *stateNode {
@@ -279,6 +280,28 @@ func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
 	return false
 }
 
+// unacknowledging reports that p took our writes, pushes or answers, and
+// has reported nothing since the first for AckTimeout, the time an entry
+// of the window waits for its acknowledgement; or was found so for an
+// earlier payload and has reported nothing since. A mute node asks for
+// every part and acknowledges none: each answer to it held a slot of the
+// window until the slot lapsed, and half a network of them filled a
+// source's window for whole slots (tier 4, mute at 50 %, 100 and 500
+// nodes). The aim's Grace (300 ms) is too short here: a far honest peer
+// acknowledges within a round trip of up to about 300 ms.
+func (n *phasedNode) unacknowledging(g *group, p peer.ID, now time.Time) bool {
+	st := n.st
+	if st.unreported[p] {
+		return true
+	}
+	ps := g.peers[p]
+	if ps != nil && !ps.firstWrite.IsZero() && now.Sub(ps.firstWrite) >= st.rules.AckTimeout && ps.heard.Before(ps.firstWrite) {
+		st.unreported[p] = true
+		return true
+	}
+	return false
+}
+
 // unanswering reports that p left a request of ours unanswered (the
 // ledger banned it) and has sent no part since; the ledger's ban lapses,
 // this does not.
@@ -376,6 +399,9 @@ func (n *phasedNode) dispatch(now time.Time) {
 		if !s.answer && ps.firstPush.IsZero() {
 			ps.firstPush = now
 		}
+		if ps.firstWrite.IsZero() {
+			ps.firstWrite = now
+		}
 	}
 	if windowed && st.queue.Len() > 0 {
 		if next, ok := st.window.NextLapse(); ok {
@@ -404,6 +430,18 @@ func (n *phasedNode) popRules(now time.Time) popRules {
 			}
 			return aimTargets(cands, 1, st.rules.Aim, st.rng)[0]
 		},
+	}
+	if st.cards[CardWindow] {
+		// Answers to a peer that acknowledges nothing wait behind every
+		// other write, one in flight at a time: its entries lapse rather
+		// than free, and the window is the whole node's.
+		r.deferred = func(slot uint64, p peer.ID) bool {
+			g := n.groups[slot]
+			return g != nil && n.unacknowledging(g, p, now)
+		}
+		r.deferredRoom = func() bool {
+			return !st.window.Holds(func(p peer.ID) bool { return st.unreported[p] })
+		}
 	}
 	if st.cards[CardCancel] {
 		r.unwanted = func(slot uint64, part int, p peer.ID) bool {

@@ -349,6 +349,76 @@ func TestTier4DemotionOutlivesThePayload(t *testing.T) {
 	}
 }
 
+// A peer that asks for parts and acknowledges none of our answers (a mute
+// node) is found out once our first copy to it has had AckTimeout to be
+// acknowledged: from then its answers wait behind every other peer's, one
+// in flight at a time, so that half a network of them cannot hold the
+// node's window. A far peer that acknowledges late, within AckTimeout, is
+// not marked.
+func TestTier4AnswersToAnUnacknowledgingPeerWait(t *testing.T) {
+	n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{Without: []Card{CardAim}})
+	g := n.newGroup(f.commit)
+	for i := range 4 {
+		n.part(g, "src", f.msgs[i])
+	}
+	t0 := time.Now()
+	lapse := n.st.rules.AckTimeout
+	n.dispatch(t0) // the pushes of the four parts
+	g.outbox = map[peer.ID]*partialSend{}
+	n.control(g, "mute", Control{Parts: g.parts, Want: bitsOf(g.parts, 0)})
+	n.control(g, "far", Control{Parts: g.parts, Want: bitsOf(g.parts, 0)})
+	n.dispatch(t0)
+	if parts, _ := outbox(g); !slices.Equal(parts["mute"], []int{0}) || !slices.Equal(parts["far"], []int{0}) {
+		t.Fatalf("first requests went unanswered: %v", parts)
+	}
+	// Past the aim's grace period, within AckTimeout, neither is marked;
+	// then the far peer acknowledges.
+	if n.unacknowledging(g, "mute", t0.Add(lapse-time.Millisecond)) || n.unacknowledging(g, "far", t0.Add(n.st.rules.Grace+time.Millisecond)) {
+		t.Fatal("unacknowledging within AckTimeout")
+	}
+	n.heard(g, "far", bitsOf(g.parts, 0), false)
+	// AckTimeout on: the mute peer asks for the rest, and two honest
+	// peers ask after it.
+	later := t0.Add(lapse)
+	g.outbox = map[peer.ID]*partialSend{}
+	n.control(g, "mute", Control{Parts: g.parts, Want: bitsOf(g.parts, 1, 2, 3)})
+	n.control(g, "honest", Control{Parts: g.parts, Want: bitsOf(g.parts, 1, 2, 3)})
+	n.control(g, "far", Control{Parts: g.parts, Want: bitsOf(g.parts, 1)})
+	n.dispatch(later)
+	if !n.unacknowledging(g, "mute", later) {
+		t.Fatal("the mute peer is not unacknowledging after AckTimeout")
+	}
+	parts, _ := outbox(g)
+	if !slices.Equal(parts["honest"], []int{1, 2, 3}) || !slices.Equal(parts["far"], []int{1}) {
+		t.Errorf("the honest peers got %v and %v, want parts 1, 2, 3 and 1", parts["honest"], parts["far"])
+	}
+	// Its first answer lapsed and nothing else waits: one more answer, and
+	// no second until that one lapses.
+	if len(parts["mute"]) != 1 {
+		t.Errorf("the mute peer got %v, want one part", parts["mute"])
+	}
+	g.outbox = map[peer.ID]*partialSend{}
+	n.dispatch(later.Add(lapse / 2))
+	if parts, _ := outbox(g); len(parts["mute"]) != 0 {
+		t.Errorf("the mute peer got %v while its answer is in flight", parts["mute"])
+	}
+	n.dispatch(later.Add(lapse))
+	if parts, _ := outbox(g); len(parts["mute"]) != 1 {
+		t.Errorf("after its answer lapsed the mute peer got %v, want one more part", parts["mute"])
+	}
+	// The mark outlives the payload, until the peer reports.
+	next := f.commit
+	next.Slot++
+	g2 := n.newGroup(next)
+	if !n.unacknowledging(g2, "mute", time.Now()) {
+		t.Error("the mute peer starts the next payload unmarked")
+	}
+	n.heard(g2, "mute", NewBits(g2.parts), false)
+	if n.unacknowledging(g2, "mute", time.Now()) {
+		t.Error("still unacknowledging after it reported")
+	}
+}
+
 // A peer that left our request unanswered (a silent node: it reports what
 // it took and passes nothing on) is demoted until a part arrives from it.
 func TestTier4DemotesAnUnansweringPeer(t *testing.T) {

@@ -94,6 +94,17 @@ func (w *Window) Expire(now time.Time) int {
 	return k
 }
 
+// Holds reports whether an entry to a peer for which match holds is in
+// flight.
+func (w *Window) Holds(match func(peer.ID) bool) bool {
+	for p := range w.byPeer {
+		if match(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // NextLapse returns when the earliest entry lapses; false when none is in
 // flight.
 func (w *Window) NextLapse() (time.Time, bool) {
