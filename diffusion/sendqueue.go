@@ -87,7 +87,7 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 	for i := 0; i < len(q.answers); {
 		s := q.answers[i]
 		if r.sent(s.slot, s.part, s.to) || (r.unwanted != nil && r.unwanted(s.slot, s.part, s.to)) {
-			q.answers = slices.Delete(q.answers, i, i+1)
+			q.takeAnswer(i)
 			dropped(s)
 			continue
 		}
@@ -98,8 +98,7 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 			i++
 			continue
 		}
-		q.answers = slices.Delete(q.answers, i, i+1)
-		return s, true
+		return q.takeAnswer(i), true
 	}
 	eligible := func(t pushTicket) []peer.ID {
 		var out []peer.ID
@@ -138,9 +137,7 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 	q.tickets = kept
 	if best < 0 {
 		if waiting >= 0 && r.deferredRoom() {
-			s := q.answers[waiting]
-			q.answers = slices.Delete(q.answers, waiting, waiting+1)
-			return s, true
+			return q.takeAnswer(waiting), true
 		}
 		return queuedSend{}, false
 	}
@@ -151,6 +148,18 @@ func (q *sendQueue) pop(r popRules, dropped func(queuedSend)) (queuedSend, bool)
 		q.tickets = append(q.tickets[:best], q.tickets[best+1:]...)
 	}
 	return s, true
+}
+
+// takeAnswer removes and returns answer i. The head, what pop takes when
+// nothing is deferred, goes without moving the rest of the queue.
+func (q *sendQueue) takeAnswer(i int) queuedSend {
+	s := q.answers[i]
+	if i == 0 {
+		q.answers = q.answers[1:]
+	} else {
+		q.answers = slices.Delete(q.answers, i, i+1)
+	}
+	return s
 }
 
 // drop removes every answer and ticket of slots for which match holds.

@@ -63,6 +63,12 @@ type peerState struct {
 	firstPush, firstWrite, heard time.Time
 }
 
+// quietSince reports that the peer has reported nothing since first, a
+// write of ours (false when there was none).
+func (ps *peerState) quietSince(first time.Time) bool {
+	return !first.IsZero() && ps.heard.Before(first)
+}
+
 func newStateNode(p *phased, env Env) *stateNode {
 	r := p.state
 	st := &stateNode{rules: r, cards: newCardSet(p.cards, r.Without), role: env.Role(), uplinkMbps: r.UplinkMbps,
@@ -273,7 +279,7 @@ func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
 		return true
 	}
 	ps := st.peer(g, p)
-	if !ps.firstPush.IsZero() && now.Sub(ps.firstPush) > st.rules.Grace && ps.heard.Before(ps.firstPush) {
+	if ps.quietSince(ps.firstPush) && now.Sub(ps.firstPush) > st.rules.Grace {
 		st.unreported[p] = true
 		return true
 	}
@@ -287,15 +293,17 @@ func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
 // every part and acknowledges none: each answer to it held a slot of the
 // window until the slot lapsed, and half a network of them filled a
 // source's window for whole slots (tier 4, mute at 50 %, 100 and 500
-// nodes). The aim's Grace (300 ms) is too short here: a far honest peer
-// acknowledges within a round trip of up to about 300 ms.
+// nodes). AckTimeout rather than the aim's Grace (300 ms): the geo model's
+// longest round trip is 264 ms before the part's own transmission and any
+// queueing, so a far honest peer's acknowledgement can take longer than
+// Grace.
 func (n *phasedNode) unacknowledging(g *group, p peer.ID, now time.Time) bool {
 	st := n.st
 	if st.unreported[p] {
 		return true
 	}
 	ps := g.peers[p]
-	if ps != nil && !ps.firstWrite.IsZero() && now.Sub(ps.firstWrite) >= st.rules.AckTimeout && ps.heard.Before(ps.firstWrite) {
+	if ps != nil && ps.quietSince(ps.firstWrite) && now.Sub(ps.firstWrite) >= st.rules.AckTimeout {
 		st.unreported[p] = true
 		return true
 	}
