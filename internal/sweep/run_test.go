@@ -371,3 +371,42 @@ func TestMergeChecksInputsFirst(t *testing.T) {
 		})
 	}
 }
+
+// sweep.md names the configurations that run the flows network model
+// outside where it was validated, and only those.
+func TestSummaryNamesModelCaveats(t *testing.T) {
+	p := mustPlan(t, `name: models
+fixed: {nodes: 16, degree: 14, payloads: 2}
+axes:
+  mode: [segmented, tier3]
+  net-model: [packets, flows]
+  seed: [7]
+`)
+	r := fakeRunner(t)
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Write(context.Background(), r.Out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := s.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	line := ""
+	for l := range strings.SplitSeq(md, "\n") {
+		if strings.Contains(l, "validated scope") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "`mode=segmented net-model=flows`") {
+		t.Fatalf("sweep.md does not name segmented on the flows model as outside its scope:\n%s", md)
+	}
+	for _, inside := range []string{"`mode=segmented net-model=packets`", "`mode=tier3 net-model=packets`", "`mode=tier3 net-model=flows`"} {
+		if strings.Contains(line, inside) {
+			t.Errorf("scope line names %s: %s", inside, line)
+		}
+	}
+}

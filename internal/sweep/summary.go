@@ -144,10 +144,13 @@ type ConfigSummary struct {
 	Mode      string             `json:"mode"`
 	Adversary map[string]float64 `json:"adversary,omitempty"`
 	Faulted   bool               `json:"faulted,omitempty"`
-	Seeds     []int64            `json:"seeds"`
-	Hashes    []string           `json:"hashes"`
-	Warm      PhaseStats         `json:"warm"`
-	Cold      PhaseStats         `json:"cold"`
+	// ModelCaveat is set when the configuration runs the flows network
+	// model outside where it was validated (embedded.Config.ModelCaveat).
+	ModelCaveat string     `json:"model_caveat,omitempty"`
+	Seeds       []int64    `json:"seeds"`
+	Hashes      []string   `json:"hashes"`
+	Warm        PhaseStats `json:"warm"`
+	Cold        PhaseStats `json:"cold"`
 	// WallSeconds is each seed's cell wall time; PeakRSSBytes the largest
 	// cell peak.
 	WallSeconds  Spread `json:"wall_seconds"`
@@ -215,7 +218,8 @@ func Summarize(cells []*CellResult) (*Summary, error) {
 		key := c.Configuration()
 		if _, ok := byConfig[key]; !ok {
 			cs := &ConfigSummary{Configuration: key, Coords: withoutSeed(c.Coords), Nodes: c.Config.Nodes, Column: "all",
-				Mode: string(c.Config.Mode), Adversary: adversaryOf(c.Config), Faulted: faulted(c.Config)}
+				Mode: string(c.Config.Mode), Adversary: adversaryOf(c.Config), Faulted: faulted(c.Config),
+				ModelCaveat: c.Config.ModelCaveat()}
 			var row []string
 			for _, co := range cs.Coords {
 				if co.Axis == s.Columns {

@@ -200,6 +200,16 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		"Each entry is the mean over seeds of those per-seed figures, with the range over seeds in parentheses, " +
 		"so the seed spread stands beside every mean.\n\n")
 	fmt.Fprintf(&b, "Cells' machine time: %.0f s in all; largest peak RSS %s.\n\n", s.CellWallSeconds, embedded.FormatBytes(s.PeakRSSBytes))
+	var outside []string
+	for _, c := range s.Configurations {
+		if c.ModelCaveat != "" {
+			outside = append(outside, "`"+c.Configuration+"`")
+		}
+	}
+	if len(outside) > 0 {
+		fmt.Fprintf(&b, "**Outside the flows network model's validated scope** (their figures are the flows model's own, "+
+			"not the packet model's; `internal/devnet/embedded/README.md`, \"Two network models\"): %s.\n\n", strings.Join(outside, ", "))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}

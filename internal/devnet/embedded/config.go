@@ -97,7 +97,8 @@ type Config struct {
 	// value, which the JSON leaves out, so a spec written before the key
 	// existed keeps its meaning and its sweep hash) or "flows" (package
 	// flownet: in-memory streams through fair-shared links, validated
-	// against packets for tiers 2-4; embedded/README.md).
+	// against packets for tiers 2-4 and some stresses: ModelCaveat;
+	// embedded/README.md).
 	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default) or flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads: see embedded/README.md)"`
 	SlotDuration time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
 	InstallDelay time.Duration `json:"install_delay" doc:"block install delay after arrival"`

@@ -217,6 +217,9 @@ func Simulate(t *testing.T, cfg Config, progress io.Writer) (*Result, error) {
 	if !seedGlobalRand(cfg.Seed) {
 		fmt.Fprintln(progress, "warning: math/rand's global source ignores Seed in this binary (needs //go:debug randseednop=0); pubsub's shuffles are not seeded")
 	}
+	if caveat := cfg.ModelCaveat(); caveat != "" {
+		fmt.Fprintln(progress, "note: "+caveat)
+	}
 	var run *result.Run
 	synctest.Test(t, func(*testing.T) {
 		run, err = driver.Run(plan, progress)

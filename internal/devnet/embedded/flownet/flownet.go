@@ -12,9 +12,10 @@
 // (netmodel's links on simnet, QUIC and TLS in x/simlibp2p): packets, QUIC
 // and TLS state and handshakes, congestion control, queue drops and
 // acknowledgements. It is a second, named model, validated against the
-// packet model for tiers 2-4 on warm payloads and not for segmented-batch
-// or cold payloads (embedded/README.md, "Two network models"), never a
-// silent replacement.
+// packet model for tiers 2-4 on warm payloads, honest and under some
+// stresses, and not for the stock segment modes, the other stresses or
+// cold payloads (embedded/README.md, "Two network models"; a run outside
+// says so: embedded.Config.ModelCaveat), never a silent replacement.
 package flownet
 
 import (

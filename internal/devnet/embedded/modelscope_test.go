@@ -1,0 +1,54 @@
+package embedded_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/segdiff/segdiff/diffusion/mode"
+	"github.com/segdiff/segdiff/internal/devnet/embedded"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
+	"github.com/segdiff/segdiff/internal/stress"
+)
+
+func TestModelCaveat(t *testing.T) {
+	tests := []struct {
+		name     string
+		netModel string
+		mode     mode.Mode
+		stress   stress.Set
+		want     []string // substrings; none: no caveat
+	}{
+		{name: "packets, any mode", netModel: netmodel.Packets, mode: mode.Segmented},
+		{name: "packets by default", mode: mode.SegmentedBatch, stress: stress.Set{"mute": 0.5}},
+		{name: "flows, honest tier2", netModel: netmodel.Flows, mode: mode.Tier2},
+		{name: "flows, tier3 with withholders", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"withholder": 0.5}},
+		{name: "flows, tier3 under spread uplinks", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"uplink-spread": 0.8}},
+		{name: "flows, tier4 with silent nodes", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"silent": 0.5}},
+		{name: "flows, stock segments", netModel: netmodel.Flows, mode: mode.Segmented, want: []string{"mode segmented:", "Two network models"}},
+		{name: "flows, segmented-batch", netModel: netmodel.Flows, mode: mode.SegmentedBatch, want: []string{"mode segmented-batch:"}},
+		{name: "flows, whole", netModel: netmodel.Flows, mode: mode.Whole, want: []string{"mode whole:"}},
+		{name: "flows, tier3 with silent nodes", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"silent": 0.5}, want: []string{"tier3 under silent:"}},
+		{name: "flows, tier4 under spread uplinks", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"uplink-spread": 0.8}, want: []string{"tier4 under uplink-spread:"}},
+		{name: "flows, tier2 under any stress", netModel: netmodel.Flows, mode: mode.Tier2, stress: stress.Set{"loss-data": 0.05}, want: []string{"tier2 under loss-data:"}},
+		{name: "flows, the stresses outside named, sorted", netModel: netmodel.Flows, mode: mode.Tier4,
+			stress: stress.Set{"withholder": 0.25, "uplink-mbps": 10, "mute": 0.1}, want: []string{"tier4 under mute, uplink-mbps:", "Which stresses"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := embedded.DefaultConfig()
+			c.NetModel, c.Mode, c.Stress = tt.netModel, tt.mode, tt.stress
+			got := c.ModelCaveat()
+			if len(tt.want) == 0 {
+				if got != "" {
+					t.Fatalf("ModelCaveat() = %q, want none", got)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("ModelCaveat() = %q, want it to contain %q", got, w)
+				}
+			}
+		})
+	}
+}
