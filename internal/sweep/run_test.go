@@ -375,21 +375,13 @@ func TestMergeChecksInputsFirst(t *testing.T) {
 // sweep.md names the configurations that run the flows network model
 // outside where it was validated, and only those.
 func TestSummaryNamesModelCaveats(t *testing.T) {
-	p := mustPlan(t, `name: models
+	s, _ := runAndWrite(t, `name: models
 fixed: {nodes: 16, degree: 14, payloads: 2}
 axes:
   mode: [segmented, tier3]
   net-model: [packets, flows]
   seed: [7]
 `)
-	r := fakeRunner(t)
-	if _, err := r.Run(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := Write(context.Background(), r.Out, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
 	if err := s.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
