@@ -179,16 +179,7 @@ func TestHelp(t *testing.T) {
 // a run that succeeded, 1 with its cause for one that failed after the
 // simulation started. Two 16-node simulations, about 10 s.
 func TestSimPrintsNoTestingLines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two 16-node simulations")
-	}
-	if racedetector.Enabled {
-		t.Skip("the simulations run in a segdiff binary built without -race (make test runs this)")
-	}
-	bin, err := segdiffBin()
-	if err != nil {
-		t.Fatalf("build segdiff: %v", err)
-	}
+	bin := simBinary(t, "runs two 16-node simulations")
 	tiny := []string{"sim", "--nodes", "16", "--degree", "14", "--payloads", "2"}
 	testingLine := func(out string) string {
 		for _, l := range strings.Split(out, "\n") {
@@ -250,4 +241,53 @@ func TestSimPrintsNoTestingLines(t *testing.T) {
 			t.Errorf("the sim printed the testing package's %q:\n%s", l, out)
 		}
 	})
+}
+
+// A flows-model run outside where that model was validated repeats the
+// log's note under the summary table on stdout; a validated one prints
+// none. Two 16-node simulations of one payload, a few seconds.
+func TestSimNotesTheModelsScope(t *testing.T) {
+	bin := simBinary(t, "runs two 16-node simulations")
+	for _, tt := range []struct {
+		mode string
+		note bool
+	}{{"segmented", true}, {"tier3", false}} {
+		t.Run(tt.mode, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			cmd := exec.Command(bin, "sim", "--nodes", "16", "--degree", "14", "--payloads", "1", "--net-model", "flows", "--mode", tt.mode)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("sim: %v\n%s", err, stderr.String())
+			}
+			out := stdout.String()
+			table := strings.Index(out, "PTC timely")
+			note := strings.Index(out, "note: the flows network model is not validated")
+			switch {
+			case table < 0:
+				t.Fatalf("no summary table:\n%s", out)
+			case tt.note && note < table:
+				t.Errorf("no note under the table:\n%s", out)
+			case !tt.note && note >= 0:
+				t.Errorf("a note for a validated mode:\n%s", out)
+			}
+		})
+	}
+}
+
+// simBinary is the segdiff binary for a test that runs real simulations in
+// it, skipping under -short (they take seconds: why says what runs) and
+// under -race, whose runtime the simulations are not run in.
+func simBinary(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	if racedetector.Enabled {
+		t.Skip("the simulations run in a segdiff binary built without -race (make test runs this)")
+	}
+	bin, err := segdiffBin()
+	if err != nil {
+		t.Fatalf("build segdiff: %v", err)
+	}
+	return bin
 }

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -466,6 +467,14 @@ func simulateAll(ctx context.Context, t *testing.T, f *simFlags, cfgs []embedded
 	}
 	if err := embedded.WriteSummaryTable(stdout, sums); err != nil {
 		return fmt.Errorf("write summary: %w", err)
+	}
+	// The log's notes scroll away; the table's reader sees them again here.
+	var caveats []string
+	for _, c := range cfgs {
+		if cv := c.ModelCaveat(); cv != "" && !slices.Contains(caveats, cv) {
+			caveats = append(caveats, cv)
+			fmt.Fprintln(stdout, "note: "+cv)
+		}
 	}
 	if f.jsonPath != "" {
 		b, err := json.MarshalIndent(runs, "", "  ")

@@ -15,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/segdiff/segdiff/diffusion/mode"
-	"github.com/segdiff/segdiff/internal/racedetector"
 	"github.com/segdiff/segdiff/internal/sweep"
 )
 
@@ -320,16 +319,7 @@ func realSweep(t *testing.T, grid, out string) {
 // default 10 % flags. Real 16-node simulations, one at a time: about a
 // minute.
 func TestSweepCompareRealSims(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs nine 16-node simulations")
-	}
-	if racedetector.Enabled {
-		t.Skip("the simulations run in a segdiff binary built without -race (make test runs this)")
-	}
-	bin, err := segdiffBin()
-	if err != nil {
-		t.Fatalf("build segdiff: %v", err)
-	}
+	bin := simBinary(t, "runs nine 16-node simulations")
 	t.Setenv("SEGDIFF_BIN", bin)
 	dir := t.TempDir()
 	grid := func(name, extra string) string {
