@@ -108,7 +108,7 @@ type window struct{ lo, hi time.Duration }
 // model's grain.
 func near(w time.Duration) window { return window{w - 3*time.Millisecond, w + 3*time.Millisecond} }
 
-func TestFlowsShareTheUplink(t *testing.T) {
+func TestFlowsShareTheUplink_synctest(t *testing.T) {
 	const mib = 1 << 20
 	ms := time.Millisecond
 	// At 5 Mbps a chunk takes 6.76 ms: long enough to tell one chunk's
@@ -163,11 +163,11 @@ func TestFlowsShareTheUplink(t *testing.T) {
 	}
 }
 
-// TestNegotiationTakesALatency: a stream's protocol request travels the
+// TestNegotiationTakesALatency_synctest: a stream's protocol request travels the
 // links, so a peer whose handler appears a moment after the request was
 // sent still accepts it (gossipsub routers that start together rely on
 // this), and the stream's first byte arrives no earlier than the latency.
-func TestNegotiationTakesALatency(t *testing.T) {
+func TestNegotiationTakesALatency_synctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
 		lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
