@@ -14,8 +14,8 @@ type aimCandidate struct {
 	// held counts the parts the peer is known to hold (with projection,
 	// those already queued to it too).
 	held int
-	// demoted: the peer took pushes but reported nothing within the grace
-	// period (safer form only).
+	// demoted: the peer took pushes but reported nothing, or nothing but
+	// what we wrote to it, within the grace period (safer form only).
 	demoted bool
 }
 

@@ -84,8 +84,10 @@ type Aim string
 // The furthest-behind rule's forms.
 const (
 	// AimSafer picks at random among the lower half of the ranking and
-	// demotes a peer that took pushes but reported nothing after
-	// StateRules.Grace: a tailored under-reporter draws only its share.
+	// demotes a peer that took pushes but reported nothing, or nothing but
+	// what we wrote to it, after StateRules.Grace: a tailored
+	// under-reporter, which admits to each pusher only what that pusher
+	// sent, is ranked last once found out.
 	AimSafer Aim = "safer"
 	// AimPlain always pushes to the peers holding fewest parts: a tailored
 	// under-reporter draws most pushes.
@@ -127,8 +129,9 @@ type StateRules struct {
 	// whole-paced, when it is not set: one copy's time at the node's
 	// uplink).
 	PaceTick time.Duration
-	// Grace is how long a peer that took pushes may report nothing before
-	// the safer aim demotes it (300 ms).
+	// Grace is how long a peer that took pushes may report nothing, or
+	// nothing but what we wrote to it, before the safer aim demotes it
+	// (300 ms).
 	Grace time.Duration
 	// UplinkMbps is the node's uplink when its Env cannot tell (50: a home
 	// link).

@@ -36,6 +36,20 @@ func (b Bits) Count() int {
 // Clone returns a copy.
 func (b Bits) Clone() Bits { return append(Bits(nil), b...) }
 
+// Within reports that every part b holds, o holds too.
+func (b Bits) Within(o Bits) bool {
+	for i, x := range b {
+		var y byte
+		if i < len(o) {
+			y = o[i]
+		}
+		if x&^y != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Control is the policy's inventory message, sent as a partial message's
 // parts metadata: the parts the sender holds (HAVE, an announcement, and in
 // tier 4 the acknowledgement of what it received), the parts it asks the

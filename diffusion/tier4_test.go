@@ -349,6 +349,79 @@ func TestTier4DemotionOutlivesThePayload(t *testing.T) {
 	}
 }
 
+// A tailored under-reporter acknowledges our pushes and admits to nothing
+// else, so it ranks furthest behind for good: the safer aim demotes a peer
+// whose reports, past the grace period, hold only parts we wrote to it,
+// into the next payload, until it shows a part we did not write or sends
+// one. An honest peer that reported a part from elsewhere is not demoted.
+func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
+	tests := []struct {
+		name string
+		// reports is what m1 reports after our pushes of parts 0 and 1.
+		reports []int
+		// sends: m1 sends us part 3 as well.
+		sends bool
+		want  bool
+	}{
+		{"reports only parts we wrote", []int{0, 1}, false, true},
+		{"reports one part we wrote", []int{1}, false, true},
+		{"reports a part from elsewhere", []int{0, 2}, false, false},
+		{"reports only ours but sent us a part", []int{0}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+			grace := n.st.rules.Grace
+			g := n.newGroup(f.commit)
+			t0 := time.Now()
+			ps := n.st.peer(g, "m1")
+			ps.firstPush = t0
+			ps.wrote.Set(0)
+			ps.wrote.Set(1)
+			n.heard(g, "m1", bitsOf(g.parts, tt.reports...), false)
+			if tt.sends {
+				n.arrivedFrom(g, "m1", 3)
+			}
+			if n.demoted(g, "m1", t0.Add(grace/2)) {
+				t.Fatal("demoted within the grace period")
+			}
+			if got := n.demoted(g, "m1", t0.Add(grace+time.Millisecond)); got != tt.want {
+				t.Fatalf("demoted past the grace period: %v, want %v", got, tt.want)
+			}
+			next := f.commit
+			next.Slot++
+			g2 := n.newGroup(next)
+			if got := n.demoted(g2, "m1", time.Now()); got != tt.want {
+				t.Fatalf("demoted at the next payload's start: %v, want %v", got, tt.want)
+			}
+			if !tt.want {
+				return
+			}
+			// Its echo of the new payload's pushes keeps it demoted; a part
+			// it did not get from us lifts it.
+			n.st.peer(g2, "m1").wrote.Set(5)
+			n.heard(g2, "m1", bitsOf(g2.parts, 5), false)
+			if !n.demoted(g2, "m1", time.Now()) {
+				t.Error("an echo of our pushes lifted the demotion")
+			}
+			n.heard(g2, "m1", bitsOf(g2.parts, 5, 6), false)
+			if n.demoted(g2, "m1", time.Now()) {
+				t.Error("still demoted after it reported a part we did not write")
+			}
+		})
+	}
+	plain, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{Aim: AimPlain})
+	pg := plain.newGroup(f.commit)
+	t0 := time.Now()
+	ps := plain.st.peer(pg, "m1")
+	ps.firstPush = t0
+	ps.wrote.Set(0)
+	plain.heard(pg, "m1", bitsOf(pg.parts, 0), false)
+	if plain.demoted(pg, "m1", t0.Add(2*plain.st.rules.Grace)) {
+		t.Error("the plain aim demotes")
+	}
+}
+
 // A peer that asks for parts and acknowledges none of our answers (a mute
 // node) is found out once our first copy to it has had AckTimeout to be
 // acknowledged: from then its answers wait behind every other peer's, one
@@ -493,4 +566,27 @@ func TestTier4AsksKeptOffersWhenRequestsLapse(t *testing.T) {
 			t.Fatalf("after the requests to g1 lapsed, g2 was asked for %v, want %d parts", want, g.need)
 		}
 	})
+}
+
+func TestBitsWithin(t *testing.T) {
+	tests := []struct {
+		name string
+		b, o Bits
+		want bool
+	}{
+		{"empty in empty", NewBits(10), NewBits(10), true},
+		{"subset", bitsOf(10, 1, 9), bitsOf(10, 1, 2, 9), true},
+		{"equal", bitsOf(10, 3), bitsOf(10, 3), true},
+		{"one outside", bitsOf(10, 1, 8), bitsOf(10, 1, 9), false},
+		{"nil in anything", nil, bitsOf(10, 4), true},
+		{"against nil", bitsOf(10, 4), nil, false},
+		{"longer, the tail empty", append(bitsOf(8, 2), 0), bitsOf(8, 2), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.b.Within(tt.o); got != tt.want {
+				t.Errorf("%08b within %08b: %v, want %v", tt.b, tt.o, got, tt.want)
+			}
+		})
+	}
 }
