@@ -26,17 +26,22 @@ func TestEvaluateBudgets(t *testing.T) {
 	segmented, whole := p.Cells[0].Config, p.Cells[2].Config
 	other := segmented
 	other.Nodes, other.Degree = 18, 14
+	// The aim named as its default is the same devnet; another aim is not.
+	safer, plain := segmented, segmented
+	safer.Aim, plain.Aim = "safer", "plain"
 	rows := []BudgetRow{
 		{Feature: "completion.feature", Scenario: "fast enough", Spec: segmented, Check: assertions.CheckCompletionMax, Budget: 2},
 		{Feature: "completion.feature", Scenario: "too tight", Spec: whole, Check: assertions.CheckCompletionMax, Budget: 1},
 		{Feature: "bytes.feature", Scenario: "copies", Spec: whole, Check: assertions.CheckCopiesP50, Budget: 5},
 		{Feature: "completion.feature", Scenario: "another network", Spec: other, Check: assertions.CheckCompletionMax, Budget: 2},
+		{Feature: "completion.feature", Scenario: "the default aim named", Spec: safer, Check: assertions.CheckCompletionMax, Budget: 2},
+		{Feature: "completion.feature", Scenario: "another aim", Spec: plain, Check: assertions.CheckCompletionMax, Budget: 2},
 	}
 	res := EvaluateBudgets(rows, cells)
 	for i, want := range []struct {
 		seeds int
 		pass  bool
-	}{{2, true}, {2, false}, {2, true}, {0, false}} {
+	}{{2, true}, {2, false}, {2, true}, {0, false}, {2, true}, {0, false}} {
 		if got := res[i]; len(got.Seeds) != want.seeds || got.Pass != want.pass {
 			t.Errorf("row %q: %d seeds, pass %v; want %d, %v", rows[i].Scenario, len(got.Seeds), got.Pass, want.seeds, want.pass)
 		}
