@@ -41,13 +41,17 @@ Feature: Diffusion under the design's stress list
   silent 1.47 s, mute 1.41 s, data loss 0.60 s, request loss 0.63 s, spread
   uplinks 1.36 s, 128 KiB 0.42 s, 2 MiB 1.36 s, 4 parts omitted 0.62 s,
   23 parts omitted (as many as the code spares) 0.99 s, withholders that
-  never acknowledge 2.03 s, under-reporters at 25 % 1.29 s and at 50 %
-  2.82 s, every uplink 10 Mbps 2.66 s. Under silent, mute and
-  under-reporting nodes one straggler decides the 99th percentile, and
-  runs of the same cells while tier 4's rules were being fixed reached
-  2.0-2.5 s (silent, mute): there the budget is the verdict itself or just
-  below it. Copies are the median node's over the slot, worst seed plus
-  about 20 %.
+  never acknowledge 2.03 s, every uplink 10 Mbps 2.66 s. Under silent and
+  mute nodes one straggler decides the 99th percentile, and runs of the
+  same cells while tier 4's rules were being fixed reached 2.0-2.5 s:
+  there the budget is the verdict itself or just below it. Copies are the
+  median node's over the slot, worst seed plus about 20 %.
+  The under-reporter rows are set from the build that demotes a peer
+  echoing our pushes (sweeps/results/tier4-echo-ci/, seeds 7-11, and seed 7
+  six more times; 2026-12-03): warm p99 worst 0.64 s at 25 % and 1.21 s at
+  50 % (2.82 s before it), copies over the slot worst 1.97 and 1.79, up
+  from 1.5 because honest nodes now take the pushes the under-reporters
+  took.
 
   Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
     Given a <mode> devnet under stress "<stress>"
@@ -85,8 +89,8 @@ Feature: Diffusion under the design's stress list
       | tier4 | omit=4                  | 3     | 90%  | 1048576 | 3s  | 800ms  | 2.5    |
       | tier4 | omit=23                 | 3     | 90%  | 1048576 | 3s  | 1200ms | 2.4    |
       | tier4 | unacking-withholder=50% | 3     | 90%  | 1048576 | 3s  | 2500ms | 1.8    |
-      | tier4 | under-reporter=25%      | 3     | 90%  | 1048576 | 3s  | 1600ms | 1.8    |
-      | tier4 | under-reporter=50%      | 3     | 90%  | 1048576 | 3s  | 3000ms | 1.7    |
+      | tier4 | under-reporter=25%      | 3     | 90%  | 1048576 | 3s  | 800ms  | 2.4    |
+      | tier4 | under-reporter=50%      | 3     | 90%  | 1048576 | 3s  | 1500ms | 2.2    |
       | tier4 | uplink-mbps=10          | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
 
   Scenario Outline: segments without a code strand every honest node when the source omits <omit> parts (<mode>)
