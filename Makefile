@@ -31,11 +31,12 @@ test: ## unit, Starlark, SDK-fake and suite unit tests (seconds to minutes)
 # The embedded devnet's *_synctest simulations (and flownet's bubble tests)
 # run in `make test` only: under -race they have crashed the race runtime
 # itself (SIGSEGV in ThreadSanitizer's stack depot inside a synctest bubble,
-# go1.26.8), intermittently: flownet's two in 2 of 60 runs, once in CI. The race runtime inside
-# synctest bubbles has open upstream reports (golang/go#78156 "testing/synctest:
-# ThreadSanitizer: CHECK failed", filed by simnet's author against go1.26.0,
-# still open; golang/go#76691 on false race reports in bubbles, cited by
-# other projects as fixed for Go 1.27). make race-sim runs them.
+# go1.26.8), intermittently: flownet's two in 2 of 60 runs, once in CI. The
+# race runtime inside synctest bubbles has open upstream reports
+# (golang/go#78156 "testing/synctest: ThreadSanitizer: CHECK failed", filed
+# by simnet's author against go1.26.0, still open; golang/go#76691 on false
+# race reports in bubbles, cited by other projects as fixed for Go 1.27).
+# make race-sim runs them.
 race: ## the unit tests under the race detector (embedded simulations: see race-sim)
 	$(GO) test -race -count=1 -skip '_synctest$$' ./...
 

@@ -80,7 +80,7 @@ func EvaluateBudgets(rows []BudgetRow, cells []*CellResult) []BudgetResult {
 // safer aim, which the features' devnets leave to the default.
 func specKey(c embedded.Config) string {
 	c.Seed, c.HeapProfile = 0, ""
-	if c.Aim == string(diffusion.AimSafer) {
+	if diffusion.Aim(c.Aim) == diffusion.DefaultStateRules.Aim {
 		c.Aim = ""
 	}
 	return Hash(c)
