@@ -99,7 +99,7 @@ type Config struct {
 	// flownet: in-memory streams through fair-shared links, validated
 	// against packets for tiers 2-4 and some stresses: ModelCaveat;
 	// embedded/README.md).
-	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default) or flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads: see embedded/README.md)"`
+	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default), flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads) or flows-cc (flows with a congestion window per connection; see embedded/README.md)"`
 	SlotDuration time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
 	InstallDelay time.Duration `json:"install_delay" doc:"block install delay after arrival"`
 	// InstallTimeout: after it a payload message waiting for its block is
@@ -345,8 +345,8 @@ func (c Config) Validate() error {
 	default:
 		bad("latency", "%q, want %s or %s", c.Latency, netmodel.LatencyGeo, netmodel.LatencyUniform)
 	}
-	if c.NetModel != "" && c.NetModel != netmodel.Packets && c.NetModel != netmodel.Flows {
-		bad("net_model", "%q, want %s or %s", c.NetModel, netmodel.Packets, netmodel.Flows)
+	if c.NetModel != "" && !slices.Contains(netmodel.Models, c.NetModel) {
+		bad("net_model", "%q, want one of %s", c.NetModel, strings.Join(netmodel.Models, ", "))
 	}
 	if c.SlotDuration <= 0 {
 		bad("slot_duration", "%v, want > 0", c.SlotDuration)
@@ -433,7 +433,7 @@ func (c Config) Network() string {
 func (c Config) MemoryEstimate() (bytes int64, how string) {
 	info, _ := mode.Lookup(c.Mode)
 	var perEnd int64
-	switch flows := c.Network() == netmodel.Flows; {
+	switch flows := netmodel.Flowing(c.Network()); {
 	case flows && info.OneMessage:
 		perEnd = memoryPerConnEndFlowsBig
 	case flows:

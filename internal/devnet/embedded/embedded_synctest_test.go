@@ -103,10 +103,10 @@ func value(m *dto.Metric) float64 {
 // TestDiffusion_synctest runs each mode on 16 nodes in each network model
 // and checks that every node completes, the PTC count follows from the
 // completion times, and the byte accounting adds up against the wire (in
-// the flows model: its links lose nothing).
+// the flows models: their links lose nothing).
 func TestDiffusion_synctest(t *testing.T) {
 	for _, mode := range diffusion.Modes() {
-		for _, model := range []string{netmodel.Packets, netmodel.Flows} {
+		for _, model := range netmodel.Models {
 			t.Run(string(mode)+"/"+model, func(t *testing.T) {
 				c := smallConfig(mode)
 				c.NetModel = model

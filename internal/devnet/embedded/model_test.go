@@ -39,7 +39,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "reveal after slot", mod: func(c *embedded.Config) { c.RevealOffset = c.SlotDuration }, wantErr: "reveal_offset"},
 		{name: "zero window", mod: func(c *embedded.Config) { c.Window = 0 }, wantErr: "window: 0s"},
 		{name: "zero uniform latency", mod: func(c *embedded.Config) { c.Latency = "uniform"; c.UniformLatency = 0 }, wantErr: "uniform_latency"},
-		{name: "unknown network model", mod: func(c *embedded.Config) { c.NetModel = "fluid" }, wantErr: `net_model: "fluid", want packets or flows`},
+		{name: "unknown network model", mod: func(c *embedded.Config) { c.NetModel = "fluid" }, wantErr: `net_model: "fluid", want one of packets, flows, flows-cc`},
 		{name: "empty network model is packets", mod: func(c *embedded.Config) { c.NetModel = "" }},
 		{name: "flows model", mod: func(c *embedded.Config) { c.NetModel = "flows" }},
 		{name: "omit every part", mod: func(c *embedded.Config) { c.Mode = devnet.ModeSegmented; c.Stress = stress.Set{"omit": 23} }, wantErr: "stress: omit=23, but each payload has 23 parts (segmented)"},

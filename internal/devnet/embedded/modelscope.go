@@ -36,8 +36,11 @@ var flowsValidated = map[mode.Mode][]string{
 // model where it was validated. Cold payloads are always apart (the flows
 // model has no slow start); this covers the warm ones.
 func (c Config) ModelCaveat() string {
-	if c.Network() != netmodel.Flows {
+	switch c.Network() {
+	case netmodel.Packets:
 		return ""
+	case netmodel.FlowsCC:
+		return fmt.Sprintf("the flows-cc network model is not validated against the packet model (mode %s): these figures are its own (internal/devnet/embedded/README.md, \"A congestion window in the flows model\")", c.Mode)
 	}
 	carried, ok := flowsValidated[c.Mode]
 	if !ok {

@@ -21,6 +21,7 @@ func TestModelCaveat(t *testing.T) {
 		{name: "packets, any mode", netModel: netmodel.Packets, mode: mode.Segmented},
 		{name: "packets by default", mode: mode.SegmentedBatch, stress: stress.Set{"mute": 0.5}},
 		{name: "flows, honest tier2", netModel: netmodel.Flows, mode: mode.Tier2},
+		{name: "flows-cc, any mode", netModel: netmodel.FlowsCC, mode: mode.SegmentedBatch, want: []string{"flows-cc network model is not validated", "mode segmented-batch"}},
 		{name: "flows, tier3 with withholders", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"withholder": 0.5}},
 		{name: "flows, tier3 under spread uplinks", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"uplink-spread": 0.8}},
 		{name: "flows, tier4 with silent nodes", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"silent": 0.5}},

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,7 +49,7 @@ type Plan struct {
 	Builder int
 	Edges   []netmodel.Edge
 	Latency *netmodel.Latency
-	// NetModel is netmodel.Packets or netmodel.Flows.
+	// NetModel is one of netmodel.Models.
 	NetModel string
 	Gossip   pubsub.GossipSubParams
 	Policy   diffusion.Policy
@@ -324,15 +325,15 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		}
 		net.Start()
 		return meta.Nodes, net.Close, nil
-	case netmodel.Flows:
-		net, err := flownet.New(rates, plan.Latency, plan.Edges)
+	case netmodel.Flows, netmodel.FlowsCC:
+		net, err := flownet.New(rates, plan.Latency, plan.Edges, flownet.Options{Congestion: plan.NetModel == netmodel.FlowsCC})
 		if err != nil {
 			return nil, nil, err
 		}
 		net.Start()
 		return net.Hosts(), func() { _ = net.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("network model %q, want %s or %s", plan.NetModel, netmodel.Packets, netmodel.Flows)
+	return nil, nil, fmt.Errorf("network model %q, want one of %s", plan.NetModel, strings.Join(netmodel.Models, ", "))
 }
 
 // connect dials every edge, the lower index dialling the higher, all at

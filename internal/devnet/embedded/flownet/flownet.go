@@ -16,6 +16,12 @@
 // stresses, and not for the stock segment modes, the other stresses or
 // cold payloads (embedded/README.md, "Two network models"; a run outside
 // says so: embedded.Config.ModelCaveat), never a silent replacement.
+//
+// Its variant "flows-cc" (Options.Congestion) adds a congestion window per
+// connection with quic-go's rules and CoDel's marks on every link's flows
+// (window.go): a connection then takes a share of a link by its window and
+// round trip, not an equal share whenever it has data, which is what the
+// stock segment modes, with every uplink full, turn on.
 package flownet
 
 import (
@@ -61,6 +67,14 @@ func wireBytes(n int) int {
 	return n + packets*packetOverhead
 }
 
+// Options vary the flows model.
+type Options struct {
+	// Congestion gives each connection a congestion window and has the
+	// links mark chunks as CoDel would drop them (the flows-cc model;
+	// window.go).
+	Congestion bool
+}
+
 // Network is a flows-model network of hosts, one per node, in index order.
 type Network struct {
 	mn    mocknet.Mocknet
@@ -68,6 +82,10 @@ type Network struct {
 	ports []port
 	index map[peer.ID]int
 	lat   *netmodel.Latency
+	opts  Options
+
+	winMu   sync.Mutex
+	windows map[[2]int]*window
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -79,8 +97,8 @@ type port struct{ up, down *link }
 
 // New builds the hosts for rates (one per node) and links every edge so
 // the caller can dial it. Start the links inside the run's bubble.
-func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (_ *Network, err error) {
-	n := &Network{mn: mocknet.New(), index: make(map[peer.ID]int, len(rates)), lat: lat}
+func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge, opts Options) (_ *Network, err error) {
+	n := &Network{mn: mocknet.New(), index: make(map[peer.ID]int, len(rates)), lat: lat, opts: opts, windows: map[[2]int]*window{}}
 	defer func() {
 		if err != nil {
 			_ = n.mn.Close() // no host outlives a failed build
@@ -104,7 +122,7 @@ func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge) (
 		}
 		n.index[h.ID()] = i
 		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
-		n.ports = append(n.ports, port{up: newLink(r.UpMbps), down: newLink(r.DownMbps)})
+		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion), down: newLink(r.DownMbps, opts.Congestion)})
 	}
 	for _, e := range edges {
 		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {
@@ -125,6 +143,21 @@ func nodeAddr(i int) (ma.Multiaddr, error) {
 	return a, nil
 }
 
+// window returns the congestion window of the connection from → to, made
+// on first use: a connection's streams share it.
+func (n *Network) window(from, to int) *window {
+	n.winMu.Lock()
+	defer n.winMu.Unlock()
+	k := [2]int{from, to}
+	w := n.windows[k]
+	if w == nil {
+		up, f := n.ports[from].up, n.ports[from].up.flow(to)
+		w = newWindow(func(cs ...chunk) { up.enqueue(f, cs...) })
+		n.windows[k] = w
+	}
+	return w
+}
+
 // Hosts are the nodes' hosts in index order.
 func (n *Network) Hosts() []host.Host { return n.hosts }
 
@@ -135,7 +168,7 @@ func (n *Network) Start() {
 	for i := range n.ports {
 		p := &n.ports[i]
 		n.wg.Go(func() { p.up.serve(n.ctx, n.departed) })
-		n.wg.Go(func() { p.down.serve(n.ctx, deliver) })
+		n.wg.Go(func() { p.down.serve(n.ctx, n.deliver) })
 	}
 }
 
@@ -179,7 +212,11 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); ret
 // in-memory stream (which copies it), or runs its action. An error means
 // the stream is gone (reset or closed under teardown); the writer saw its
 // write succeed, as a QUIC sender does for data in flight.
-func deliver(c chunk) {
+func (n *Network) deliver(c chunk) {
+	if c.win != nil && c.data != nil {
+		w, size, seq, marked, sent := c.win, wireBytes(len(c.data)), c.seq, c.marked, c.sentAt
+		time.AfterFunc(n.lat.Between(c.s.to, c.s.from), func() { w.acked(size, seq, marked, time.Since(sent)) })
+	}
 	if c.then != nil {
 		c.then(c.s.Stream)
 		return
@@ -213,6 +250,9 @@ func (h *shapedHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.
 	}
 	s := &stream{Stream: raw, net: h.net, from: h.self, to: to,
 		up: h.net.ports[h.self].up.flow(to), down: h.net.ports[to].down.flow(h.self), sent: make(chan struct{}, 1)}
+	if h.net.opts.Congestion {
+		s.win = h.net.window(h.self, to)
+	}
 	proto, err := msmux.SelectOneOf(pids, io.ReadWriteCloser(s))
 	if err != nil {
 		_ = raw.Reset()
@@ -234,6 +274,8 @@ type stream struct {
 	// up and down are the connection's flows at the sender's uplink and
 	// the receiver's downlink.
 	up, down *flow
+	// win is the connection's congestion window (flows-cc), or nil.
+	win *window
 	// sent hears when a write's last chunk has left the uplink.
 	sent    chan struct{}
 	scratch []chunk
@@ -250,7 +292,7 @@ func (s *stream) Write(p []byte) (int, error) {
 		s.scratch = append(s.scratch, chunk{data: p[off:min(off+chunkSize, len(p))], s: s})
 	}
 	s.scratch[len(s.scratch)-1].sent = s.sent
-	s.net.ports[s.from].up.enqueue(s.up, s.scratch...)
+	s.send(s.scratch...)
 	select {
 	case <-s.sent:
 		return len(p), nil
@@ -277,7 +319,17 @@ func (s *stream) Close() error {
 // after queues do behind the data written so far: it runs on the
 // in-memory stream when it leaves the receiver's downlink.
 func (s *stream) after(do func(network.Stream)) {
-	s.net.ports[s.from].up.enqueue(s.up, chunk{s: s, then: do})
+	s.send(chunk{s: s, then: do})
+}
+
+// send puts chunks on the sender's uplink, through the connection's
+// window if it has one.
+func (s *stream) send(chunks ...chunk) {
+	if s.win != nil {
+		s.win.send(chunks...)
+		return
+	}
+	s.net.ports[s.from].up.enqueue(s.up, chunks...)
 }
 
 // chunk is a piece of one write on its way, or an action that follows the
@@ -290,4 +342,12 @@ type chunk struct {
 	// sent, on a write's last chunk, hears when it leaves the uplink.
 	sent chan<- struct{}
 	then func(network.Stream)
+	// queued is when it joined its link's queue; marked: a link's CoDel
+	// marked it. win, seq and sentAt: the window it entered, its number
+	// there and when (flows-cc).
+	queued time.Time
+	marked bool
+	win    *window
+	seq    uint64
+	sentAt time.Time
 }

@@ -31,9 +31,15 @@ type transfer struct {
 // read, from the start.
 func run(t *testing.T, rates []netmodel.Rates, edges []netmodel.Edge, latency time.Duration, transfers []transfer) []time.Duration {
 	t.Helper()
+	return runWith(t, Options{}, rates, edges, latency, transfers)
+}
+
+// runWith is run with the model's options.
+func runWith(t *testing.T, opts Options, rates []netmodel.Rates, edges []netmodel.Edge, latency time.Duration, transfers []transfer) []time.Duration {
+	t.Helper()
 	lat, err := netmodel.NewLatency(netmodel.LatencyUniform, len(rates), 1, latency)
 	require.NoError(t, err)
-	n, err := New(rates, lat, edges)
+	n, err := New(rates, lat, edges, opts)
 	require.NoError(t, err)
 	n.Start()
 	defer n.Close()
@@ -101,12 +107,12 @@ func serialise(n, mbps int) time.Duration {
 	return time.Duration(float64(wireBytes(n+1)) * 8e3 / float64(mbps))
 }
 
-// window is where a transfer's finish must fall.
-type window struct{ lo, hi time.Duration }
+// span is where a transfer's finish must fall.
+type span struct{ lo, hi time.Duration }
 
 // near is w give or take 3 ms: one chunk's time at each link is the
 // model's grain.
-func near(w time.Duration) window { return window{w - 3*time.Millisecond, w + 3*time.Millisecond} }
+func near(w time.Duration) span { return span{w - 3*time.Millisecond, w + 3*time.Millisecond} }
 
 func TestFlowsShareTheUplink_synctest(t *testing.T) {
 	const mib = 1 << 20
@@ -121,14 +127,14 @@ func TestFlowsShareTheUplink_synctest(t *testing.T) {
 		transfers []transfer
 		// want is each transfer's finish: serialisation at the bottleneck
 		// share plus the latency.
-		want []window
+		want []span
 	}{
 		{"one flow runs at the uplink rate", 50,
 			[]transfer{{0, 1, mib, 0}},
-			[]window{near(serialise(mib, 50) + 25*ms)}},
+			[]span{near(serialise(mib, 50) + 25*ms)}},
 		{"two flows from one sender share its uplink", 50,
 			[]transfer{{0, 1, mib, 0}, {0, 2, mib, 0}},
-			[]window{near(2*serialise(mib, 50) + 25*ms), near(2*serialise(mib, 50) + 25*ms)}},
+			[]span{near(2*serialise(mib, 50) + 25*ms), near(2*serialise(mib, 50) + 25*ms)}},
 		// Three bulk flows have each had their first chunk (new flows go
 		// first, in turn) and are in their round when a small write
 		// arrives at 25 ms: it waits for the chunk in service, not for
@@ -136,7 +142,7 @@ func TestFlowsShareTheUplink_synctest(t *testing.T) {
 		// arriving).
 		{"a connection that turns busy goes first", 5,
 			[]transfer{{0, 1, 64 << 10, 0}, {0, 2, 64 << 10, 0}, {0, 3, 64 << 10, 0}, {0, 4, 200, 25 * ms}},
-			[]window{{0, time.Hour}, {0, time.Hour}, {0, time.Hour},
+			[]span{{0, time.Hour}, {0, time.Hour}, {0, time.Hour},
 				{25*ms + serialise(200, 5) + 25*ms, 25*ms + chunk5 + serialise(200, 5) + 25*ms + ms}}},
 		// Each sender's 50 Mbps feeds a chunk faster than the share the
 		// 100 Mbps downlink gives it, yet its queue empties between
@@ -144,7 +150,7 @@ func TestFlowsShareTheUplink_synctest(t *testing.T) {
 		// rule), the last would get its whole uplink and finish at 200 ms.
 		{"three senders into one downlink share it", 50,
 			[]transfer{{1, 0, mib, 0}, {2, 0, mib, 0}, {3, 0, mib, 0}},
-			[]window{near(3*serialise(mib, 100) + 25*ms), near(3*serialise(mib, 100) + 25*ms), near(3*serialise(mib, 100) + 25*ms)}},
+			[]span{near(3*serialise(mib, 100) + 25*ms), near(3*serialise(mib, 100) + 25*ms), near(3*serialise(mib, 100) + 25*ms)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +178,7 @@ func TestNegotiationTakesALatency_synctest(t *testing.T) {
 		home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
 		lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
 		require.NoError(t, err)
-		n, err := New([]netmodel.Rates{home, home}, lat, []netmodel.Edge{{A: 0, B: 1}})
+		n, err := New([]netmodel.Rates{home, home}, lat, []netmodel.Edge{{A: 0, B: 1}}, Options{})
 		require.NoError(t, err)
 		n.Start()
 		defer n.Close()
@@ -199,6 +205,6 @@ func TestNegotiationTakesALatency_synctest(t *testing.T) {
 func TestNewRejectsAZeroLink(t *testing.T) {
 	lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, time.Millisecond)
 	require.NoError(t, err)
-	_, err = New([]netmodel.Rates{{UpMbps: 50, DownMbps: 100}, {UpMbps: 0, DownMbps: 100}}, lat, nil)
+	_, err = New([]netmodel.Rates{{UpMbps: 50, DownMbps: 100}, {UpMbps: 0, DownMbps: 100}}, lat, nil, Options{})
 	require.ErrorContains(t, err, "node 1 has rates 0/100 Mbps")
 }

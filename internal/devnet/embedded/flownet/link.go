@@ -12,6 +12,9 @@ import (
 // the link's rate. A flow is the peer at the other end.
 type link struct {
 	nsPerByte float64
+	// marks: CoDel marks its flows' chunks (flows-cc), for their
+	// connections' windows.
+	marks bool
 
 	mu    sync.Mutex
 	flows map[int]*flow
@@ -36,11 +39,15 @@ type flow struct {
 	// busy until the round comes back to it (RFC 8290's rule), so a flow
 	// that keeps emptying between its chunks is not fresh every time.
 	listed bool
+	// bytes is the data waiting; codel its CoDel state (flows-cc).
+	bytes int
+	codel codel
 }
 
-func newLink(mbps int) *link {
+func newLink(mbps int, marks bool) *link {
 	return &link{
 		nsPerByte: 8e3 / float64(mbps), // 8 bits per byte at mbps·10⁶ bit/s, in ns
+		marks:     marks,
 		flows:     map[int]*flow{},
 		wake:      make(chan struct{}, 1),
 	}
@@ -67,7 +74,12 @@ func (l *link) enqueue(f *flow, chunks ...chunk) {
 		clear(f.chunks[k:])
 		f.chunks, f.head = f.chunks[:k], 0
 	}
-	f.chunks = append(f.chunks, chunks...)
+	now := time.Now()
+	for _, c := range chunks {
+		c.queued = now
+		f.bytes += len(c.data)
+		f.chunks = append(f.chunks, c)
+	}
 	if !f.listed {
 		f.listed = true
 		l.fresh = append(l.fresh, f)
@@ -96,7 +108,7 @@ func (l *link) pop() (c chunk, ok bool) {
 		}
 		l.busy = slices.Insert(l.busy, l.next, f)
 		l.next++
-		return f.take(), true
+		return l.take(f), true
 	}
 	for len(l.busy) > 0 {
 		if l.next >= len(l.busy) {
@@ -109,16 +121,23 @@ func (l *link) pop() (c chunk, ok bool) {
 			continue
 		}
 		l.next++
-		return f.take(), true
+		return l.take(f), true
 	}
 	return chunk{}, false
 }
 
-// take removes f's head chunk.
-func (f *flow) take() chunk {
+// take removes f's head chunk, marked if CoDel says so.
+func (l *link) take(f *flow) chunk {
 	c := f.chunks[f.head]
 	f.chunks[f.head] = chunk{}
 	f.head++
+	f.bytes -= len(c.data)
+	if l.marks && c.data != nil {
+		now := time.Now()
+		if f.codel.mark(now, now.Sub(c.queued), f.bytes) {
+			c.marked = true
+		}
+	}
 	if f.head == len(f.chunks) {
 		f.chunks, f.head = f.chunks[:0], 0
 	}

@@ -17,7 +17,17 @@ const (
 	// Flows is package flownet's in-memory streams through fair-shared
 	// links: faster, validated against Packets.
 	Flows = "flows"
+	// FlowsCC is Flows with a congestion window per connection and CoDel's
+	// marks on the links (flownet's window.go): for the stock segment
+	// modes, whose full uplinks the window changes.
+	FlowsCC = "flows-cc"
 )
+
+// Models are the network models, the reference first.
+var Models = []string{Packets, Flows, FlowsCC}
+
+// Flowing reports whether model is one of package flownet's.
+func Flowing(model string) bool { return model == Flows || model == FlowsCC }
 
 // Link rates of the shared classes, in Mbps.
 const (

@@ -1,0 +1,207 @@
+package flownet
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// The congestion window of the flows-cc variant, with quic-go's constants
+// (internal/congestion: cubic_sender.go, hybrid_slow_start.go) and CoDel's
+// (RFC 8289, as simnet's links run it).
+const (
+	// maxDatagram is quic-go's initial packet size, the unit of its window.
+	maxDatagram   = 1252
+	initialWindow = 32 * maxDatagram
+	minWindow     = 2 * maxDatagram
+	// windowCut is the window kept after a congestion event.
+	windowCut = 0.7
+	// HyStart leaves slow start when the least RTT of a round's first
+	// hystartSamples exceeds the connection's least RTT by an eighth of
+	// it, within these bounds.
+	hystartSamples = 8
+	hystartMinRise = 4 * time.Millisecond
+	hystartMaxRise = 16 * time.Millisecond
+
+	codelTarget   = 5 * time.Millisecond
+	codelInterval = 100 * time.Millisecond
+)
+
+// window is one direction of a connection under congestion control: a
+// chunk enters the sender's uplink only while the bytes in flight (sent,
+// not yet acknowledged) fit the window, so a connection's share of a link
+// follows its window and round trip as a QUIC connection's does, rather
+// than every backlogged connection taking an equal share. The window
+// starts at 32 packets, doubles per round trip in slow start until HyStart
+// sees the round trip rise or a link marks a chunk, then grows by a packet
+// per window (Reno's rule; quic-go's CUBIC grows alike over the few round
+// trips of a payload) and is cut to 0.7 on a mark, once per round trip.
+// A mark stands for the drop CoDel would make: the loss and its
+// retransmission are not modelled (tried: they made the stock segment
+// modes slower still; embedded/README.md, "A congestion window").
+type window struct {
+	mu       sync.Mutex
+	cwnd     float64
+	ssthresh float64
+	inFlight int
+	// seq numbers chunks as they enter the window; a mark on a chunk that
+	// entered before the last cut does not cut again.
+	seq, cutAt uint64
+	// waiting holds the chunks (and actions) the window has not let in
+	// yet, in write order.
+	waiting []chunk
+	enqueue func(...chunk)
+
+	minRTT, roundMin time.Duration
+	roundEnd         uint64
+	samples          int
+	inRound          bool
+}
+
+func newWindow(enqueue func(...chunk)) *window {
+	return &window{cwnd: initialWindow, ssthresh: math.Inf(1), enqueue: enqueue}
+}
+
+// send lets chunks in while the window has room; the rest wait.
+func (w *window) send(chunks ...chunk) {
+	w.mu.Lock()
+	w.waiting = append(w.waiting, chunks...)
+	in := w.admit()
+	w.mu.Unlock()
+	if len(in) > 0 {
+		w.enqueue(in...)
+	}
+}
+
+// admit takes the waiting chunks that fit, in order; an action passes once
+// the data before it is in. A chunk always enters an empty window. Call
+// with w.mu held.
+func (w *window) admit() []chunk {
+	var in []chunk
+	now := time.Now()
+	for len(w.waiting) > 0 {
+		c := w.waiting[0]
+		size := 0
+		if c.data != nil {
+			size = wireBytes(len(c.data))
+		}
+		if size > 0 && w.inFlight > 0 && float64(w.inFlight+size) > w.cwnd {
+			break
+		}
+		w.waiting[0] = chunk{}
+		w.waiting = w.waiting[1:]
+		w.inFlight += size
+		w.seq++
+		c.win, c.seq, c.sentAt = w, w.seq, now
+		in = append(in, c)
+	}
+	if len(w.waiting) == 0 {
+		w.waiting = nil // drop the array a burst grew
+	}
+	return in
+}
+
+// acked takes the acknowledgement of a chunk of size wire bytes that
+// entered as seq, marked or not, rtt after it entered, and lets in what
+// now fits.
+func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
+	w.mu.Lock()
+	// quic-go grows the window only when the sender is close to using it.
+	limited := len(w.waiting) > 0 || float64(w.inFlight) >= w.cwnd-3*maxDatagram
+	w.inFlight -= size
+	if w.minRTT == 0 || rtt < w.minRTT {
+		w.minRTT = rtt
+	}
+	if w.cwnd < w.ssthresh && !marked {
+		w.hystart(seq, rtt)
+	}
+	switch {
+	case marked && seq > w.cutAt:
+		w.cwnd = max(w.cwnd*windowCut, minWindow)
+		w.ssthresh = w.cwnd
+		w.cutAt = w.seq
+	case marked || !limited:
+	case w.cwnd < w.ssthresh:
+		w.cwnd += float64(size) // a packet per packet acknowledged
+	default:
+		w.cwnd += maxDatagram * float64(size) / w.cwnd
+	}
+	in := w.admit()
+	w.mu.Unlock()
+	if len(in) > 0 {
+		w.enqueue(in...)
+	}
+}
+
+// hystart leaves slow start when a round's least RTT (over its first
+// samples) exceeds the least RTT seen by an eighth of it (4-16 ms): the
+// queue has begun to build. A round ends with the acknowledgement of the
+// chunk that entered last when it began. Call with w.mu held.
+func (w *window) hystart(seq uint64, rtt time.Duration) {
+	if !w.inRound || seq > w.roundEnd {
+		w.inRound, w.roundEnd, w.roundMin, w.samples = true, w.seq, 0, 0
+	}
+	w.samples++
+	if w.samples > hystartSamples {
+		return
+	}
+	if w.roundMin == 0 || rtt < w.roundMin {
+		w.roundMin = rtt
+	}
+	if w.samples == hystartSamples && w.roundMin > w.minRTT+min(max(w.minRTT/8, hystartMinRise), hystartMaxRise) {
+		w.ssthresh = w.cwnd
+	}
+}
+
+// codel is CoDel's state for one flow of a link (RFC 8289), marking the
+// chunks it would drop.
+type codel struct {
+	firstAbove time.Time
+	marking    bool
+	markNext   time.Time
+	count      int
+	lastCount  int
+}
+
+// mark decides whether a chunk leaving now after sojourn in the queue is
+// marked, with backlog bytes queued behind it: once the sojourn has stayed
+// above the target for an interval, marks follow at interval/√count.
+func (q *codel) mark(now time.Time, sojourn time.Duration, backlog int) bool {
+	above := false
+	switch {
+	case sojourn < codelTarget || backlog < maxDatagram:
+		q.firstAbove = time.Time{}
+	case q.firstAbove.IsZero():
+		q.firstAbove = now.Add(codelInterval)
+	case !now.Before(q.firstAbove):
+		above = true
+	}
+	if q.marking {
+		switch {
+		case !above:
+			q.marking = false
+		case !now.Before(q.markNext):
+			q.count++
+			q.markNext = controlLaw(q.markNext, q.count)
+			return true
+		}
+		return false
+	}
+	if !above {
+		return false
+	}
+	q.marking = true
+	// Resume near the last rate if marking stopped only a moment ago.
+	if delta := q.count - q.lastCount; delta > 1 && now.Sub(q.markNext) < 16*codelInterval {
+		q.count = delta
+	} else {
+		q.count = 1
+	}
+	q.markNext = controlLaw(now, q.count)
+	q.lastCount = q.count
+	return true
+}
+
+func controlLaw(t time.Time, count int) time.Time {
+	return t.Add(time.Duration(float64(codelInterval) / math.Sqrt(float64(count))))
+}
