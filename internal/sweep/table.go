@@ -207,8 +207,9 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	if len(outside) > 0 {
-		fmt.Fprintf(&b, "**Outside the flows network model's validated scope** (their figures are the flows model's own, "+
-			"not the packet model's; `internal/devnet/embedded/README.md`, \"Two network models\"): %s.\n\n", strings.Join(outside, ", "))
+		fmt.Fprintf(&b, "**Outside the validated scope of the network model they ran on** (their figures are that model's own, "+
+			"not the packet model's; `internal/devnet/embedded/README.md`, \"Two network models\" and \"A congestion window in the flows model\"): %s.\n\n",
+			strings.Join(outside, ", "))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

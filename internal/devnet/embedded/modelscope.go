@@ -31,32 +31,54 @@ var flowsValidated = map[mode.Mode][]string{
 	mode.Tier4: {role.Withholder.Name, stress.LossData.Name, role.Silent.Name, role.UnackingWithholder.Name, stress.Omit.Name},
 }
 
+// flowsCCValidated are the modes the flows-cc model was checked in against
+// the packet model under the same rule, on the honest network at 100 and
+// 500 nodes, warm and cold payloads (README.md, "A congestion window in
+// the flows model"). Not here, because they failed: segmented-batch (12 %
+// fast at the median at both scales) and segmented (13 % and 27 % slow at
+// 100 nodes). No stress row was run on it.
+var flowsCCValidated = []mode.Mode{mode.Tier2, mode.Tier3, mode.Tier4}
+
 // ModelCaveat is one line on why c's figures may not stand for the packet
-// model's, or "" when they may: c runs the packet model, or the flows
-// model where it was validated. Cold payloads are always apart (the flows
-// model has no slow start); this covers the warm ones.
+// model's, or "" when they may: c runs the packet model, or a flows model
+// where it was validated. For the flows model that covers warm payloads
+// only (it has no slow start, so cold payloads are always apart); the
+// flows-cc model was validated on cold payloads too.
 func (c Config) ModelCaveat() string {
 	switch c.Network() {
 	case netmodel.Packets:
 		return ""
 	case netmodel.FlowsCC:
-		return fmt.Sprintf("the flows-cc network model is not validated against the packet model (mode %s): these figures are its own (internal/devnet/embedded/README.md, \"A congestion window in the flows model\")", c.Mode)
+		const where = `(internal/devnet/embedded/README.md, "A congestion window in the flows model")`
+		if !slices.Contains(flowsCCValidated, c.Mode) {
+			return fmt.Sprintf("the flows-cc network model is not validated against the packet model for mode %s: these figures are its own %s", c.Mode, where)
+		}
+		if outside := c.stressesOutside(nil); len(outside) > 0 {
+			return fmt.Sprintf("the flows-cc network model is validated against the packet model on the honest network only, not for %s under %s: these figures are its own %s", c.Mode, strings.Join(outside, ", "), where)
+		}
+		return ""
 	}
 	carried, ok := flowsValidated[c.Mode]
 	if !ok {
 		return fmt.Sprintf("the flows network model is not validated against the packet model for mode %s: these figures are the flows model's own (internal/devnet/embedded/README.md, \"Two network models\")", c.Mode)
 	}
+	outside := c.stressesOutside(carried)
+	if len(outside) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the flows network model is not validated against the packet model for %s under %s: these figures are the flows model's own (internal/devnet/embedded/README.md, \"Which stresses the flows model may carry\")", c.Mode, strings.Join(outside, ", "))
+}
+
+// stressesOutside lists, sorted, c's stress conditions not in carried.
+// Zero is no stress for every condition: a share of no nodes, no loss, no
+// spread, no part omitted.
+func (c Config) stressesOutside(carried []string) []string {
 	var outside []string
 	for name, v := range c.Stress {
-		// Zero is no stress for every condition: a share of no nodes, no
-		// loss, no spread, no part omitted.
 		if v != 0 && !slices.Contains(carried, name) {
 			outside = append(outside, name)
 		}
 	}
-	if len(outside) == 0 {
-		return ""
-	}
 	slices.Sort(outside)
-	return fmt.Sprintf("the flows network model is not validated against the packet model for %s under %s: these figures are the flows model's own (internal/devnet/embedded/README.md, \"Which stresses the flows model may carry\")", c.Mode, strings.Join(outside, ", "))
+	return outside
 }
