@@ -148,9 +148,10 @@ func (st *stateNode) forget(horizon uint64) {
 }
 
 // haveFor is the inventory sent to p for g: what the node holds, but an
-// under-reporter admits to each peer only what that peer sent it, and a
-// node that does not acknowledge sends nothing to a peer that pushed to
-// it.
+// under-reporter admits to each peer only what that peer sent it (and, when
+// it pads, the lowest-index parts it holds that the peer did not send, so
+// that its reports are never only the peer's own pushes), and a node that
+// does not acknowledge sends nothing to a peer that pushed to it.
 func (st *stateNode) haveFor(g *group, p peer.ID) Bits {
 	ps := g.peers[p]
 	switch {
@@ -158,11 +159,27 @@ func (st *stateNode) haveFor(g *group, p peer.ID) Bits {
 		if ps == nil || ps.sentBy.Count() == 0 {
 			return nil
 		}
-		return ps.sentBy
+		return padded(ps.sentBy, g.held, g.parts, st.role.UnderReportPad)
 	case !st.role.Acknowledge && ps != nil && ps.sentBy.Count() > 0:
 		return nil
 	}
 	return g.held
+}
+
+// padded returns sent with up to pad more parts of held, the lowest-index
+// ones sent lacks; sent itself when pad is zero.
+func padded(sent, held Bits, parts, pad int) Bits {
+	if pad <= 0 {
+		return sent
+	}
+	out := sent.Clone()
+	for i := 0; i < parts && pad > 0; i++ {
+		if held.Has(i) && !out.Has(i) {
+			out.Set(i)
+			pad--
+		}
+	}
+	return out
 }
 
 // claimFor reports whether the decode claim goes to p now (once per peer),

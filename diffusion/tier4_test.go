@@ -31,7 +31,7 @@ func newTier4Node(t *testing.T, m mode.Mode, r Role, rules StateRules) (*phasedN
 }
 
 // tier4Roles are the roles tier 4 reads, the state roles included.
-var tier4Roles = []Role{Relay, Withholder, Silent, Mute, role.UnackingWithholder, role.UnderReporter}
+var tier4Roles = []Role{Relay, Withholder, Silent, Mute, role.UnackingWithholder, role.UnderReporter, role.PaddingUnderReporter}
 
 func TestTier4ForwardAcknowledgeAnnounce(t *testing.T) {
 	for _, r := range tier4Roles {
@@ -87,6 +87,67 @@ func TestTier4ForwardAcknowledgeAnnounce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What each under-reporter tells its pushers once m1 has sent parts 2 and
+// 5 and m2 part 0 (the node holds 0, 2 and 5; m3 sent nothing): the plain
+// one only what that pusher sent, a padding one that and the lowest-index
+// parts it holds that the pusher did not send, so that its report to a
+// pusher is never only the pusher's own parts once it holds another; a
+// peer that sent nothing is told nothing, and nobody is told of a decode.
+func TestTier4UnderReporterInventory(t *testing.T) {
+	padTwo := role.PaddingUnderReporter
+	padTwo.Name, padTwo.UnderReportPad = "padding-under-reporter-2", 2
+	tests := []struct {
+		name   string
+		role   Role
+		m1, m2 []int // what m1 and m2 are told
+	}{
+		{"under-reporter", role.UnderReporter, []int{2, 5}, []int{0}},
+		{"padding-under-reporter", role.PaddingUnderReporter, []int{0, 2, 5}, []int{0, 2}},
+		{"padding by two", padTwo, []int{0, 2, 5}, []int{0, 2, 5}},
+		{"the relay tells everyone what it holds", Relay, []int{0, 2, 5}, []int{0, 2, 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, f := newTier4Node(t, mode.Tier4, tt.role, StateRules{})
+			g := n.newGroup(f.commit)
+			if g.parts < 6 {
+				t.Fatalf("%d parts, want at least 6", g.parts)
+			}
+			n.part(g, "m1", f.msgs[2])
+			n.part(g, "m1", f.msgs[5])
+			n.part(g, "m2", f.msgs[0])
+			for p, want := range map[peer.ID][]int{"m1": tt.m1, "m2": tt.m2} {
+				if got := n.haveFor(g, p); !slices.Equal(got, bitsOf(g.parts, want...)) {
+					t.Errorf("%s is told %08b, want parts %v", p, got, want)
+				}
+			}
+			if got := n.haveFor(g, "m3"); tt.role.UnderReport && got != nil {
+				t.Errorf("m3 sent nothing and is told %08b, want nothing", got)
+			}
+			if got := n.claimFor(g, "m1"); tt.role.UnderReport && got {
+				t.Error("an under-reporter claims a decode")
+			}
+		})
+	}
+	t.Run("the padding one pads nothing while it holds only the pusher's parts", func(t *testing.T) {
+		n, _, f := newTier4Node(t, mode.Tier4, role.PaddingUnderReporter, StateRules{})
+		g := n.newGroup(f.commit)
+		n.part(g, "m1", f.msgs[3])
+		if got := n.haveFor(g, "m1"); !slices.Equal(got, bitsOf(g.parts, 3)) {
+			t.Errorf("m1 is told %08b, want only part 3", got)
+		}
+		// The padded report is a copy: padding never marks a part as sent
+		// by the pusher.
+		n.part(g, "m2", f.msgs[1])
+		if got := n.haveFor(g, "m1"); !slices.Equal(got, bitsOf(g.parts, 1, 3)) {
+			t.Errorf("m1 is told %08b, want parts 1 and 3", got)
+		}
+		if sent := n.st.peer(g, "m1").sentBy; !slices.Equal(sent, bitsOf(g.parts, 3)) {
+			t.Errorf("m1's sentBy became %08b, want only part 3", sent)
+		}
+	})
 }
 
 func TestTier4DecodeClaim(t *testing.T) {

@@ -45,6 +45,13 @@ type Role struct {
 	// does not pass on), where a policy keeps per-peer state (tier 4).
 	// Policies without per-peer state ignore it.
 	UnderReport bool
+	// UnderReportPad is how many parts more than a pusher sent an
+	// under-reporter admits to it: the lowest-index parts it holds that
+	// the pusher did not send. A report of only what the pusher wrote
+	// gives an under-reporter away (tier 4's echo demotion); one part more
+	// hides it while it still looks nearly as far behind. Zero without
+	// UnderReport.
+	UnderReportPad int
 }
 
 // The roles of the design's stress list. Each adds one refusal to the one
@@ -67,6 +74,12 @@ var (
 	// under-reporter: tier 4's furthest-behind rule in its plain form gives
 	// it most pushes, which go no further).
 	UnderReporter = Role{Name: "under-reporter", Doc: "tells each pusher it holds only what that pusher sent, and passes nothing on", Announce: true, Acknowledge: true, UnderReport: true}
+	// PaddingUnderReporter is an under-reporter that also admits to each
+	// pusher one part it holds that the pusher did not send: its reports
+	// are never only what the pusher wrote, so a rule that looks for echoes
+	// of its own pushes does not see it, and it still ranks near the
+	// bottom.
+	PaddingUnderReporter = Role{Name: "padding-under-reporter", Doc: "tells each pusher it holds what that pusher sent and one part more, and passes nothing on", Announce: true, Acknowledge: true, UnderReport: true, UnderReportPad: 1}
 )
 
 // Honest reports whether r is the honest relay: verdicts cover honest
@@ -75,7 +88,7 @@ func (r Role) Honest() bool { return r == Relay }
 
 var (
 	mu    sync.RWMutex
-	roles = []Role{Relay, Withholder, Silent, Mute, UnackingWithholder, UnderReporter}
+	roles = []Role{Relay, Withholder, Silent, Mute, UnackingWithholder, UnderReporter, PaddingUnderReporter}
 	// builtins is how many roles the list above holds: Unregister removes
 	// only roles Register added after them.
 	builtins = len(roles)
@@ -85,13 +98,17 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // Register adds an adversarial role after the others. Its name must be new,
 // lower-case letters, digits and dashes, and it must refuse something (a
-// role with every capability is the relay).
+// role with every capability is the relay); it pads its reports only if it
+// under-reports, and by no negative count.
 func Register(r Role) error {
 	if !validName.MatchString(r.Name) {
 		return fmt.Errorf("register role %q: want a lower-case name of letters, digits and dashes", r.Name)
 	}
 	if r.Forward && r.Answer && r.Announce && r.Acknowledge && !r.UnderReport {
 		return fmt.Errorf("register role %q: it refuses nothing (that is the relay)", r.Name)
+	}
+	if r.UnderReportPad < 0 || (r.UnderReportPad > 0 && !r.UnderReport) {
+		return fmt.Errorf("register role %q: UnderReportPad %d, want 0, or more only with UnderReport", r.Name, r.UnderReportPad)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -2,6 +2,7 @@ package role_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/segdiff/segdiff/diffusion/role"
@@ -27,5 +28,33 @@ func TestRegisterAndUnregister(t *testing.T) {
 	}
 	if got := role.Names(); !slices.Equal(got, before) {
 		t.Errorf("unregistering every role left %q, want the package's own %q", got, before)
+	}
+}
+
+// Register refuses a role that is the relay under another name, and one
+// that pads reports it does not tailor.
+func TestRegisterRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		r       role.Role
+		wantErr string
+	}{
+		{"the relay renamed", role.Role{Name: "honest", Forward: true, Answer: true, Announce: true, Acknowledge: true}, "refuses nothing"},
+		{"an upper-case name", role.Role{Name: "Lazy", Forward: true}, "lower-case name"},
+		{"padding without under-reporting", role.Role{Name: "padder", Announce: true, UnderReportPad: 1}, "UnderReportPad 1"},
+		{"negative padding", role.Role{Name: "padder", Announce: true, UnderReport: true, UnderReportPad: -1}, "UnderReportPad -1"},
+		{"a built-in name", role.PaddingUnderReporter, "registered twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := role.Register(tt.r)
+			if err == nil {
+				role.Unregister(tt.r.Name)
+				t.Fatalf("Register(%+v) succeeded", tt.r)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Register: %v, want it to say %q", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -123,7 +123,7 @@ func TestLoadFile_Bad(t *testing.T) {
 		{"bad mode", strings.Replace(goodEntry, "    image: x/y:z\n", "    image: x/y:z\n    mode: fast\n", 1), nil,
 			[]string{`(a).mode: want one of whole, segmented, segmented-batch, got "fast"`}},
 		{"unknown role", strings.Replace(goodEntry, "    image: x/y:z\n", "    image: x/y:z\n    roles: {byzantine: [--x]}\n", 1), nil,
-			[]string{`(a).roles.byzantine: unknown role "byzantine"; use one of withholder, silent, mute, unacking-withholder, under-reporter`}},
+			[]string{`(a).roles.byzantine: unknown role "byzantine"; use one of withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter`}},
 		{"relay mapped", strings.Replace(goodEntry, "    image: x/y:z\n", "    image: x/y:z\n    roles: {relay: [--x]}\n", 1), nil,
 			[]string{"(a).roles.relay: relay is every client's default and takes no parameters"}},
 		{"role without flags", strings.Replace(goodEntry, "    image: x/y:z\n", "    image: x/y:z\n    roles: {mute: []}\n", 1), nil,

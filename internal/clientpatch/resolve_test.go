@@ -126,7 +126,7 @@ func TestResolveParticipants(t *testing.T) {
 		{
 			name:    "unknown role",
 			args:    map[string]any{"participants": []any{map[string]any{"cl_image": "@clients/demo-segmented", "segdiff": map[string]any{"role": "byzantine"}}}},
-			wantErr: `participants[0].segdiff.role: unknown role "byzantine" (known: relay, withholder, silent, mute, unacking-withholder, under-reporter)`,
+			wantErr: `participants[0].segdiff.role: unknown role "byzantine" (known: relay, withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter)`,
 		},
 		{
 			name:    "unknown segdiff key",

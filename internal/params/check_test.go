@@ -163,7 +163,7 @@ func TestCheck(t *testing.T) {
 		{name: "role on the default image", old: "cl_image: \"@clients/prysm-segmented\"", new: "segdiff: {role: withholder}",
 			want: "x.yaml:3: participants[0].segdiff.role: role withholder needs a client with a flag for it, but cl_image is not set: ethereum-package's default prysm image has none"},
 		{name: "unknown role", old: "count: 4", new: "count: 4\n    segdiff: {role: withholdr}",
-			want: "x.yaml:6: participants[0].segdiff.role: unknown role \"withholdr\"; use one of relay, withholder, silent, mute, unacking-withholder, under-reporter (did you mean withholder?) [roles]"},
+			want: "x.yaml:6: participants[0].segdiff.role: unknown role \"withholdr\"; use one of relay, withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter (did you mean withholder?) [roles]"},
 		{name: "unknown participant segdiff key", old: "count: 4", new: "count: 4\n    segdiff: {rol: mute}",
 			want: "x.yaml:6: participants[0].segdiff.rol: unknown key (did you mean role?); the segdiff package fails: Invalid parameter participants[0].segdiff.rol, allowed fields: [role]"},
 		{name: "role on the builder's participant", old: "count: 4", new: "count: 4\n    segdiff: {role: withholder}", old2: "  - grafana", new2: "  - grafana\n  - buildoor",

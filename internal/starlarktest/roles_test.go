@@ -124,7 +124,7 @@ func TestParticipantRolesReachTheirBeaconNodes(t *testing.T) {
 func TestParticipantRoleBadInput(t *testing.T) {
 	for _, tt := range []struct{ name, args, want string }{
 		{"unknown role", "participants: [{segdiff: {role: byzantine}}]\n",
-			`participants[0].segdiff.role: unknown role "byzantine"; use one of relay, withholder, silent, mute, unacking-withholder, under-reporter`},
+			`participants[0].segdiff.role: unknown role "byzantine"; use one of relay, withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter`},
 		{"unknown key", "participants: [{}, {segdiff: {rol: mute}}]\n",
 			"Invalid parameter participants[1].segdiff.rol, allowed fields"},
 		{"not a map", "participants: [{segdiff: mute}]\n", "participants[0].segdiff must be a map with keys"},

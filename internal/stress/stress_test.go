@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		{text: "omit=4", want: "omit=4"},
 		{text: "payload-size=131072,uplink-spread=0.8", want: "payload-size=131072,uplink-spread=0.8"},
 		{text: "silent=25%,mute=25%", want: "mute=0.25,silent=0.25"},
-		{text: "withholdr=50%", wantErr: `unknown stress condition "withholdr" (known: withholder, silent, mute, unacking-withholder, under-reporter, loss-data`},
+		{text: "withholdr=50%", wantErr: `unknown stress condition "withholdr" (known: withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter, loss-data`},
 		{text: "withholdr=50%", wantErr: "did you mean withholder?"},
 		{text: "omit=4%", wantErr: "omit is a whole number, not a percentage"},
 		{text: "omit=2.5", wantErr: "omit=2.5: want a whole number"},

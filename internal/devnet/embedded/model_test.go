@@ -59,6 +59,9 @@ func TestConfigValidate(t *testing.T) {
 		{name: "under-reporters in tier 4", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Stress = stress.Set{"under-reporter": 0.25} }},
 		{name: "under-reporters without per-peer state", mod: func(c *embedded.Config) { c.Mode = mode.Tier2; c.Stress = stress.Set{"under-reporter": 0.25} },
 			wantErr: "stress: under-reporter=0.25 in mode tier2: the mode keeps no state per peer"},
+		{name: "padding under-reporters in tier 4", mod: func(c *embedded.Config) { c.Mode = mode.Tier4; c.Stress = stress.Set{"padding-under-reporter": 0.5} }},
+		{name: "padding under-reporters without per-peer state", mod: func(c *embedded.Config) { c.Mode = mode.Tier3; c.Stress = stress.Set{"padding-under-reporter": 0.5} },
+			wantErr: "stress: padding-under-reporter=0.5 in mode tier3: the mode keeps no state per peer"},
 		{name: "unacknowledging withholders in whole-paced", mod: func(c *embedded.Config) {
 			c.Mode = mode.WholePaced
 			c.Stress = stress.Set{"unacking-withholder": 0.25}

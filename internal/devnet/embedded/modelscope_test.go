@@ -36,6 +36,7 @@ func TestModelCaveat(t *testing.T) {
 		{name: "flows, tier3 with silent nodes", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"silent": 0.5}, want: []string{"tier3 under silent:"}},
 		{name: "flows, tier4 under its unacknowledging withholders and an omitting source", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"unacking-withholder": 0.5, "omit": 32}},
 		{name: "flows, tier4 under under-reporters", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"under-reporter": 0.5}, want: []string{"tier4 under under-reporter:"}},
+		{name: "flows, tier4 under padding under-reporters", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"padding-under-reporter": 0.25}, want: []string{"tier4 under padding-under-reporter:"}},
 		{name: "flows, tier4 under spread uplinks", netModel: netmodel.Flows, mode: mode.Tier4, stress: stress.Set{"uplink-spread": 0.8}, want: []string{"tier4 under uplink-spread:"}},
 		{name: "flows, a condition set to zero is no stress", netModel: netmodel.Flows, mode: mode.Tier3, stress: stress.Set{"silent": 0, "uplink-spread": 0.8}},
 		{name: "flows, tier2 with mute nodes", netModel: netmodel.Flows, mode: mode.Tier2, stress: stress.Set{"mute": 0.5}},

@@ -19,7 +19,7 @@ func TestPlanAppliesStress(t *testing.T) {
 	c.Nodes, c.Degree, c.Payloads = 16, 14, 2
 	c.Mode = mode.Tier4 // the mode in which an under-reporter means something
 	c.Stress = stress.Set{stress.ThinUplink.Name: 10, role.Withholder.Name: 0.25, role.UnderReporter.Name: 0.2,
-		stress.LossData.Name: 0.05, stress.LossRequests.Name: 0.1, stress.Omit.Name: 2}
+		role.PaddingUnderReporter.Name: 0.1, stress.LossData.Name: 0.05, stress.LossRequests.Name: 0.1, stress.Omit.Name: 2}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func TestPlanAppliesStress(t *testing.T) {
 			t.Errorf("the builder plays %s", n.Role.Name)
 		}
 	}
-	if count[role.Withholder.Name] != 3 || count[role.UnderReporter.Name] != 3 || count[role.Relay.Name] != 10 {
-		t.Errorf("roles %v, want 3 withholders and 3 under-reporters of the 15 non-builders", count)
+	if count[role.Withholder.Name] != 3 || count[role.UnderReporter.Name] != 3 || count[role.PaddingUnderReporter.Name] != 1 || count[role.Relay.Name] != 9 {
+		t.Errorf("roles %v, want 3 withholders, 3 under-reporters and 1 padding under-reporter of the 15 non-builders", count)
 	}
 	for i, n := range p.Nodes {
 		if n.Loss.Data != 0.05 || n.Loss.Requests != 0.1 {

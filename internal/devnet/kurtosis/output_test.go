@@ -31,7 +31,7 @@ func TestParseRunOutput(t *testing.T) {
 			node(m, 1)["diffusion_role"] = "relay"
 		}},
 		{name: "unknown diffusion role", mutate: func(m map[string]any) { node(m, 1)["diffusion_role"] = "byzantine" },
-			wantErr: `segdiff_nodes[1].diffusion_role: unknown role "byzantine" (want one of relay, withholder, silent, mute, unacking-withholder, under-reporter)`},
+			wantErr: `segdiff_nodes[1].diffusion_role: unknown role "byzantine" (want one of relay, withholder, silent, mute, unacking-withholder, under-reporter, padding-under-reporter)`},
 		{name: "unknown link class", mutate: func(m map[string]any) { node(m, 0)["link_class"] = "fibre" }, wantErr: "link_class"},
 		{name: "no prometheus", mutate: func(m map[string]any) { m["prometheus_service"] = "" }, wantErr: "prometheus_service"},
 		{name: "unknown mode", mutate: func(m map[string]any) { m["mode"] = "gossip" }, wantErr: "mode:"},
