@@ -24,7 +24,9 @@ Feature: Diffusion under the design's stress list
   0.36-0.50 / 0.63 s, 2 MiB 1.06-1.33 / 1.31 s; tier3 with 4 parts omitted
   0.54-0.64 / 0.59 s. Under mute nodes the budget is the design's 3 s
   verdict itself: seed 7 has reached 2.50 s, and a tighter budget failed
-  one make e2e run in fourteen. Copies are the median node's over the
+  one make e2e run in fourteen. Under silent nodes too, since a clean-clone
+  bash .ci/run on 2026-12-03 (5302f4b, no tier 2 change since the 14 runs)
+  reached 2.745 s (node-003, slot 2) against the 2.6 s it had. Copies are the median node's over the
   slot, the quantity the budget checks, from both sources: 14 make e2e
   runs 2.1-2.4, 1.5-1.7, 1.4-1.6, 2.4-2.6, 2.4-2.6, 2.4-2.7, 2.0-2.4,
   2.6-2.8 and 2.8-3.0; worst seed of stress-ci (seeds 7-9, warm median
@@ -66,7 +68,7 @@ Feature: Diffusion under the design's stress list
     Examples: ci preset, tier 2 and the code
       | mode  | stress               | slots | fill | payload | max | p99    | copies |
       | tier2 | withholder=50%       | 3     | 90%  | 1048576 | 3s  | 2200ms | 3.0    |
-      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 2600ms | 2.3    |
+      | tier2 | silent=50%           | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
       | tier2 | mute=50%             | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
       | tier2 | loss-data=5%         | 3     | 90%  | 1048576 | 3s  | 1200ms | 3.2    |
       | tier2 | loss-requests=5%     | 3     | 90%  | 1048576 | 3s  | 1100ms | 3.1    |
