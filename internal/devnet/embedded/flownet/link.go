@@ -74,12 +74,15 @@ func (l *link) enqueue(f *flow, chunks ...chunk) {
 		clear(f.chunks[k:])
 		f.chunks, f.head = f.chunks[:k], 0
 	}
-	now := time.Now()
-	for _, c := range chunks {
-		c.queued = now
-		f.bytes += len(c.data)
-		f.chunks = append(f.chunks, c)
+	if l.marks {
+		// CoDel's sojourn and backlog, read only when marking (flows-cc).
+		now := time.Now()
+		for i := range chunks {
+			chunks[i].queued = now
+			f.bytes += len(chunks[i].data)
+		}
 	}
+	f.chunks = append(f.chunks, chunks...)
 	if !f.listed {
 		f.listed = true
 		l.fresh = append(l.fresh, f)
@@ -131,8 +134,8 @@ func (l *link) take(f *flow) chunk {
 	c := f.chunks[f.head]
 	f.chunks[f.head] = chunk{}
 	f.head++
-	f.bytes -= len(c.data)
 	if l.marks && c.data != nil {
+		f.bytes -= len(c.data)
 		now := time.Now()
 		if f.codel.mark(now, now.Sub(c.queued), f.bytes) {
 			c.marked = true

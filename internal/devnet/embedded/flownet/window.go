@@ -34,8 +34,8 @@ const (
 // than every backlogged connection taking an equal share. The window
 // starts at 32 packets, doubles per round trip in slow start until HyStart
 // sees the round trip rise or a link marks a chunk, then grows by a packet
-// per window (Reno's rule; quic-go's CUBIC grows alike over the few round
-// trips of a payload) and is cut to 0.7 on a mark, once per round trip.
+// per window (Reno's rule, where quic-go runs CUBIC; the two were not
+// compared here) and is cut to 0.7 on a mark, once per round trip.
 // A mark stands for the drop CoDel would make: the loss and its
 // retransmission are not modelled (tried: they made the stock segment
 // modes slower still; embedded/README.md, "A congestion window").
