@@ -84,10 +84,11 @@ type Aim string
 // The furthest-behind rule's forms.
 const (
 	// AimSafer picks at random among the lower half of the ranking and
-	// demotes a peer that took pushes but reported nothing, or nothing but
-	// what we wrote to it, after StateRules.Grace: a tailored
-	// under-reporter, which admits to each pusher only what that pusher
-	// sent, is ranked last once found out.
+	// demotes a peer that took pushes but reported nothing, or little
+	// beyond what we wrote to it (fewer than one part in three), after
+	// StateRules.Grace: a tailored under-reporter, which admits to each
+	// pusher only what that pusher sent, padded or not, is ranked last
+	// once found out.
 	AimSafer Aim = "safer"
 	// AimPlain always pushes to the peers holding fewest parts: a tailored
 	// under-reporter draws most pushes.
@@ -130,7 +131,7 @@ type StateRules struct {
 	// uplink).
 	PaceTick time.Duration
 	// Grace is how long a peer that took pushes may report nothing, or
-	// nothing but what we wrote to it, before the safer aim demotes it
+	// little beyond what we wrote to it, before the safer aim demotes it
 	// (300 ms).
 	Grace time.Duration
 	// UplinkMbps is the node's uplink when its Env cannot tell (50: a home

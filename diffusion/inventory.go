@@ -36,18 +36,17 @@ func (b Bits) Count() int {
 // Clone returns a copy.
 func (b Bits) Clone() Bits { return append(Bits(nil), b...) }
 
-// Within reports that every part b holds, o holds too.
-func (b Bits) Within(o Bits) bool {
+// CountOutside returns how many parts b holds that o does not.
+func (b Bits) CountOutside(o Bits) int {
+	n := 0
 	for i, x := range b {
 		var y byte
 		if i < len(o) {
 			y = o[i]
 		}
-		if x&^y != 0 {
-			return false
-		}
+		n += bits.OnesCount8(x &^ y)
 	}
-	return true
+	return n
 }
 
 // Control is the policy's inventory message, sent as a partial message's

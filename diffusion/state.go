@@ -52,8 +52,11 @@ type stateNode struct {
 	// that pusher sent, so it ranks furthest behind for good, and when half
 	// the mesh is such nodes the lower half of the ranking is all of them
 	// (tier 4 under half the network under-reporting, 100 nodes, packet
-	// model: warm p99 up to 3.9 s). They start the next payload demoted,
-	// until they report a part we did not write to them, or send one.
+	// model: warm p99 up to 3.9 s); one that pads its reports with a part
+	// more evades a rule that asks for a single part beyond our writes
+	// (padding-under-reporter), so the rule asks for a share (echoes).
+	// They start the next payload demoted, until their reports reach
+	// beyond our writes, or they send a part.
 	echoing map[peer.ID]bool
 }
 
@@ -72,10 +75,26 @@ type peerState struct {
 	firstPush, firstWrite, heard time.Time
 }
 
+// echoShare: a peer echoes our pushes when fewer than one in echoShare of
+// the parts it reported are parts we did not write to it. A tailored
+// under-reporter admits to each pusher only what that pusher sent (none
+// outside); one that pads its reports with a part more still admits almost
+// nothing beyond our writes once we have written it three parts, while an
+// honest peer, one of several pushers to it, reports most of its parts
+// from others. To pass, a padder must admit to half as much again as each
+// pusher sent it, and so rank less far behind.
+const echoShare = 3
+
+// echoes reports that the parts the peer reported barely reach beyond
+// those the node wrote to it (echoShare).
+func (ps *peerState) echoes() bool {
+	return ps.reported.CountOutside(ps.wrote)*echoShare < ps.reported.Count()
+}
+
 // echoesSince reports that the peer has reported since first, a push of
-// ours, and every part it ever reported is one the node wrote to it.
+// ours, and its reports echo the node's writes.
 func (ps *peerState) echoesSince(first time.Time) bool {
-	return !first.IsZero() && !ps.heard.Before(first) && ps.reported.Within(ps.wrote)
+	return !first.IsZero() && !ps.heard.Before(first) && ps.echoes()
 }
 
 // quietSince reports that the peer has reported nothing since first, a
@@ -212,13 +231,13 @@ func (n *phasedNode) heard(g *group, p peer.ID, have Bits, decoded bool) {
 	ps := st.peer(g, p)
 	ps.heard = time.Now()
 	delete(st.unreported, p)
-	if !have.Within(ps.wrote) {
-		delete(st.echoing, p)
-	}
 	for i := range g.parts {
 		if have.Has(i) {
 			st.report(g, ps, i)
 		}
+	}
+	if !ps.echoes() {
+		delete(st.echoing, p)
 	}
 	ps.decoded = ps.decoded || decoded
 	st.window.Ack(p, g.slot, func(i int) bool { return ps.decoded || ps.reported.Has(i) })
@@ -305,8 +324,9 @@ func (n *phasedNode) heldBy(g *group, p peer.ID) int {
 // demoted reports the safer aim's demotion: p took our pushes and has
 // reported nothing since the first, for longer than the grace period, or
 // was demoted so for an earlier payload and has reported nothing since; or
-// p has reported only parts we wrote to it for as long (it echoes our
-// pushes, as a tailored under-reporter does), or echoed an earlier
+// p's reports have barely reached beyond the parts we wrote to it for as
+// long (it echoes our pushes, as a tailored under-reporter does, padded
+// or not), or echoed an earlier
 // payload's and has shown nothing else since; or p left a request of ours
 // unanswered and has sent no part since.
 func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {

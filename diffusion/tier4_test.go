@@ -412,22 +412,31 @@ func TestTier4DemotionOutlivesThePayload(t *testing.T) {
 
 // A tailored under-reporter acknowledges our pushes and admits to nothing
 // else, so it ranks furthest behind for good: the safer aim demotes a peer
-// whose reports, past the grace period, hold only parts we wrote to it,
-// into the next payload, until it shows a part we did not write or sends
-// one. An honest peer that reported a part from elsewhere is not demoted.
+// whose reports, past the grace period, reach barely beyond the parts we
+// wrote to it (fewer than one in three elsewhere), into the next payload,
+// until its reports reach further or it sends a part. A padding
+// under-reporter, which adds a part to what we sent, is caught once we
+// have written it three parts; an honest peer that reports as many parts
+// from elsewhere as a third of all is not demoted.
 func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
 	tests := []struct {
 		name string
-		// reports is what m1 reports after our pushes of parts 0 and 1.
-		reports []int
+		// wrote is what we pushed to m1 (parts 0 and 1 when nil), reports
+		// what m1 reports after it.
+		wrote, reports []int
 		// sends: m1 sends us part 3 as well.
 		sends bool
 		want  bool
 	}{
-		{"reports only parts we wrote", []int{0, 1}, false, true},
-		{"reports one part we wrote", []int{1}, false, true},
-		{"reports a part from elsewhere", []int{0, 2}, false, false},
-		{"reports only ours but sent us a part", []int{0}, true, false},
+		{"reports only parts we wrote", nil, []int{0, 1}, false, true},
+		{"reports one part we wrote", nil, []int{1}, false, true},
+		{"reports a part from elsewhere", nil, []int{0, 2}, false, false},
+		{"reports only ours but sent us a part", nil, []int{0}, true, false},
+		{"pads three of ours by one", []int{0, 1, 2}, []int{0, 1, 2, 7}, false, true},
+		{"pads two of ours by one (not yet caught)", nil, []int{0, 1, 7}, false, false},
+		{"pads five of ours by two", []int{0, 1, 2, 3, 4}, []int{0, 1, 2, 3, 4, 7, 8}, false, true},
+		{"reports three of ours and two from elsewhere", []int{0, 1, 2}, []int{0, 1, 2, 5, 6}, false, false},
+		{"reports two from elsewhere and none of ours", nil, []int{5, 6}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,8 +446,13 @@ func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
 			t0 := time.Now()
 			ps := n.st.peer(g, "m1")
 			ps.firstPush = t0
-			ps.wrote.Set(0)
-			ps.wrote.Set(1)
+			wrote := tt.wrote
+			if wrote == nil {
+				wrote = []int{0, 1}
+			}
+			for _, i := range wrote {
+				ps.wrote.Set(i)
+			}
 			n.heard(g, "m1", bitsOf(g.parts, tt.reports...), false)
 			if tt.sends {
 				n.arrivedFrom(g, "m1", 3)
@@ -629,24 +643,25 @@ func TestTier4AsksKeptOffersWhenRequestsLapse(t *testing.T) {
 	})
 }
 
-func TestBitsWithin(t *testing.T) {
+func TestBitsCountOutside(t *testing.T) {
 	tests := []struct {
 		name string
 		b, o Bits
-		want bool
+		want int
 	}{
-		{"empty in empty", NewBits(10), NewBits(10), true},
-		{"subset", bitsOf(10, 1, 9), bitsOf(10, 1, 2, 9), true},
-		{"equal", bitsOf(10, 3), bitsOf(10, 3), true},
-		{"one outside", bitsOf(10, 1, 8), bitsOf(10, 1, 9), false},
-		{"nil in anything", nil, bitsOf(10, 4), true},
-		{"against nil", bitsOf(10, 4), nil, false},
-		{"longer, the tail empty", append(bitsOf(8, 2), 0), bitsOf(8, 2), true},
+		{"empty in empty", NewBits(10), NewBits(10), 0},
+		{"subset", bitsOf(10, 1, 9), bitsOf(10, 1, 2, 9), 0},
+		{"equal", bitsOf(10, 3), bitsOf(10, 3), 0},
+		{"one outside", bitsOf(10, 1, 8), bitsOf(10, 1, 9), 1},
+		{"all outside", bitsOf(10, 0, 5, 9), bitsOf(10, 1), 3},
+		{"nil in anything", nil, bitsOf(10, 4), 0},
+		{"against nil", bitsOf(10, 4, 7), nil, 2},
+		{"longer, the tail set", append(bitsOf(8, 2), 0x81), bitsOf(8, 2), 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.b.Within(tt.o); got != tt.want {
-				t.Errorf("%08b within %08b: %v, want %v", tt.b, tt.o, got, tt.want)
+			if got := tt.b.CountOutside(tt.o); got != tt.want {
+				t.Errorf("%08b outside %08b: %d, want %d", tt.b, tt.o, got, tt.want)
 			}
 		})
 	}
