@@ -85,8 +85,8 @@ type Aim string
 const (
 	// AimSafer picks at random among the lower half of the ranking and
 	// demotes a peer that took pushes but reported nothing, or little
-	// beyond what we wrote to it (fewer than one part in three), after
-	// StateRules.Grace: a tailored under-reporter, which admits to each
+	// beyond what we wrote to it (fewer than one part in two, none new for
+	// StateRules.Grace), after StateRules.Grace: a tailored under-reporter, which admits to each
 	// pusher only what that pusher sent, padded or not, is ranked last
 	// once found out.
 	AimSafer Aim = "safer"

@@ -54,9 +54,10 @@ type stateNode struct {
 	// (tier 4 under half the network under-reporting, 100 nodes, packet
 	// model: warm p99 up to 3.9 s); one that pads its reports with a part
 	// more evades a rule that asks for a single part beyond our writes
-	// (padding-under-reporter), so the rule asks for a share (echoes).
-	// They start the next payload demoted, until their reports reach
-	// beyond our writes, or they send a part.
+	// (padding-under-reporter), so the rule asks for a share, new within
+	// the grace period (echoesSince). They start the next payload demoted,
+	// until their reports reach further beyond our writes (echoLift), or
+	// they send a part.
 	echoing map[peer.ID]bool
 }
 
@@ -71,30 +72,38 @@ type peerState struct {
 	claimed  bool // our decode claim went to it
 	// firstPush is when our first push to it was written, firstWrite our
 	// first push or answer; heard when it last reported anything (HAVE,
-	// claim or part).
-	firstPush, firstWrite, heard time.Time
+	// claim or part); grew when it last reported a part we had not
+	// written to it.
+	firstPush, firstWrite, heard, grew time.Time
 }
 
-// echoShare: a peer echoes our pushes when fewer than one in echoShare of
-// the parts it reported are parts we did not write to it. A tailored
+// echoShare and echoLift: a peer echoes our pushes when fewer than one in
+// echoShare of the parts it reported are parts we did not write to it, and
+// none of those has been new for the grace period. A tailored
 // under-reporter admits to each pusher only what that pusher sent (none
-// outside); one that pads its reports with a part more still admits almost
-// nothing beyond our writes once we have written it three parts, while an
-// honest peer, one of several pushers to it, reports most of its parts
-// from others. To pass, a padder must admit to half as much again as each
-// pusher sent it, and so rank less far behind.
-const echoShare = 3
+// beyond); one that pads its reports with a part more admits the same one
+// part beyond our writes for good, so it is caught once we have written it
+// two parts. An honest peer that many of its parts came from (half the
+// network under-reporting leaves it few honest pushers) keeps reporting
+// parts from elsewhere, and is not. A demotion carried into the next
+// payload lifts once the peer reports echoLift parts beyond our writes,
+// the last of them new: a padder's one part does not lift it.
+const (
+	echoShare = 2
+	echoLift  = 2
+)
 
-// echoes reports that the parts the peer reported barely reach beyond
-// those the node wrote to it (echoShare).
+// echoes reports that the parts the peer reported reach beyond those the
+// node wrote to it by fewer than one in echoShare.
 func (ps *peerState) echoes() bool {
 	return ps.reported.CountOutside(ps.wrote)*echoShare < ps.reported.Count()
 }
 
 // echoesSince reports that the peer has reported since first, a push of
-// ours, and its reports echo the node's writes.
-func (ps *peerState) echoesSince(first time.Time) bool {
-	return !first.IsZero() && !ps.heard.Before(first) && ps.echoes()
+// ours, its reports echo the node's writes, and none of its parts beyond
+// them has been new for grace up to now.
+func (ps *peerState) echoesSince(first, now time.Time, grace time.Duration) bool {
+	return !first.IsZero() && !ps.heard.Before(first) && ps.echoes() && now.Sub(ps.grew) > grace
 }
 
 // quietSince reports that the peer has reported nothing since first, a
@@ -140,6 +149,9 @@ func (st *stateNode) report(g *group, ps *peerState, i int) {
 	if !ps.reported.Has(i) {
 		ps.reported.Set(i)
 		g.reporters[i]++
+		if !ps.wrote.Has(i) {
+			ps.grew = time.Now()
+		}
 	}
 }
 
@@ -231,12 +243,13 @@ func (n *phasedNode) heard(g *group, p peer.ID, have Bits, decoded bool) {
 	ps := st.peer(g, p)
 	ps.heard = time.Now()
 	delete(st.unreported, p)
+	grew := ps.grew
 	for i := range g.parts {
 		if have.Has(i) {
 			st.report(g, ps, i)
 		}
 	}
-	if !ps.echoes() {
+	if ps.grew != grew && ps.reported.CountOutside(ps.wrote) >= echoLift {
 		delete(st.echoing, p)
 	}
 	ps.decoded = ps.decoded || decoded
@@ -345,7 +358,7 @@ func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
 	case ps.quietSince(ps.firstPush):
 		st.unreported[p] = true
 		return true
-	case ps.echoesSince(ps.firstPush):
+	case ps.echoesSince(ps.firstPush, now, st.rules.Grace):
 		st.echoing[p] = true
 		return true
 	}

@@ -412,31 +412,33 @@ func TestTier4DemotionOutlivesThePayload(t *testing.T) {
 
 // A tailored under-reporter acknowledges our pushes and admits to nothing
 // else, so it ranks furthest behind for good: the safer aim demotes a peer
-// whose reports, past the grace period, reach barely beyond the parts we
-// wrote to it (fewer than one in three elsewhere), into the next payload,
-// until its reports reach further or it sends a part. A padding
-// under-reporter, which adds a part to what we sent, is caught once we
-// have written it three parts; an honest peer that reports as many parts
-// from elsewhere as a third of all is not demoted.
+// whose reports, past the grace period, reach beyond the parts we wrote to
+// it by fewer than one in two, none of those new within the grace period,
+// into the next payload, until it reports two parts beyond our writes or
+// sends one. A padding under-reporter, which adds the same part to what we
+// sent, is caught once we have written it two parts; an honest peer that
+// is still getting parts from elsewhere is not.
 func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
 	tests := []struct {
 		name string
 		// wrote is what we pushed to m1 (parts 0 and 1 when nil), reports
 		// what m1 reports after it.
 		wrote, reports []int
+		// fresh: a part beyond our writes was new half the grace period in.
+		fresh bool
 		// sends: m1 sends us part 3 as well.
 		sends bool
 		want  bool
 	}{
-		{"reports only parts we wrote", nil, []int{0, 1}, false, true},
-		{"reports one part we wrote", nil, []int{1}, false, true},
-		{"reports a part from elsewhere", nil, []int{0, 2}, false, false},
-		{"reports only ours but sent us a part", nil, []int{0}, true, false},
-		{"pads three of ours by one", []int{0, 1, 2}, []int{0, 1, 2, 7}, false, true},
-		{"pads two of ours by one (not yet caught)", nil, []int{0, 1, 7}, false, false},
-		{"pads five of ours by two", []int{0, 1, 2, 3, 4}, []int{0, 1, 2, 3, 4, 7, 8}, false, true},
-		{"reports three of ours and two from elsewhere", []int{0, 1, 2}, []int{0, 1, 2, 5, 6}, false, false},
-		{"reports two from elsewhere and none of ours", nil, []int{5, 6}, false, false},
+		{"reports only parts we wrote", nil, []int{0, 1}, false, false, true},
+		{"reports one part we wrote", nil, []int{1}, false, false, true},
+		{"reports a part from elsewhere", nil, []int{0, 2}, false, false, false},
+		{"reports only ours but sent us a part", nil, []int{0}, false, true, false},
+		{"pads two of ours by one", nil, []int{0, 1, 7}, false, false, true},
+		{"pads five of ours by two", []int{0, 1, 2, 3, 4}, []int{0, 1, 2, 3, 4, 7, 8}, false, false, true},
+		{"reports three of ours and two from elsewhere, nothing new since", []int{0, 1, 2}, []int{0, 1, 2, 5, 6}, false, false, true},
+		{"reports three of ours and two from elsewhere, one new within the grace period", []int{0, 1, 2}, []int{0, 1, 2, 5, 6}, true, false, false},
+		{"reports two from elsewhere and none of ours", nil, []int{5, 6}, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -454,6 +456,9 @@ func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
 				ps.wrote.Set(i)
 			}
 			n.heard(g, "m1", bitsOf(g.parts, tt.reports...), false)
+			if tt.fresh {
+				ps.grew = t0.Add(grace / 2)
+			}
 			if tt.sends {
 				n.arrivedFrom(g, "m1", 3)
 			}
@@ -472,16 +477,21 @@ func TestTier4DemotesAPeerThatEchoesOurPushes(t *testing.T) {
 			if !tt.want {
 				return
 			}
-			// Its echo of the new payload's pushes keeps it demoted; a part
-			// it did not get from us lifts it.
+			// Its echo of the new payload's pushes keeps it demoted, padded
+			// by a part or not; a second part it did not get from us lifts
+			// it.
 			n.st.peer(g2, "m1").wrote.Set(5)
 			n.heard(g2, "m1", bitsOf(g2.parts, 5), false)
 			if !n.demoted(g2, "m1", time.Now()) {
 				t.Error("an echo of our pushes lifted the demotion")
 			}
 			n.heard(g2, "m1", bitsOf(g2.parts, 5, 6), false)
+			if !n.demoted(g2, "m1", time.Now()) {
+				t.Error("an echo padded by one part lifted the demotion")
+			}
+			n.heard(g2, "m1", bitsOf(g2.parts, 5, 6, 7), false)
 			if n.demoted(g2, "m1", time.Now()) {
-				t.Error("still demoted after it reported a part we did not write")
+				t.Error("still demoted after it reported two parts we did not write")
 			}
 		})
 	}
