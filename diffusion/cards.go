@@ -84,9 +84,10 @@ type Aim string
 // The furthest-behind rule's forms.
 const (
 	// AimSafer picks at random among the lower half of the ranking and
-	// demotes a peer that took pushes but reported nothing, or little
-	// beyond what we wrote to it (fewer than one part in two, none new for
-	// StateRules.Grace), after StateRules.Grace: a tailored under-reporter, which admits to each
+	// demotes a peer that took pushes but reported nothing, or an
+	// inventory reaching little beyond what we wrote to it (fewer than one
+	// part in two, and no further for StateRules.Grace), after
+	// StateRules.Grace: a tailored under-reporter, which admits to each
 	// pusher only what that pusher sent, padded or not, is ranked last
 	// once found out.
 	AimSafer Aim = "safer"

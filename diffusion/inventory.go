@@ -36,19 +36,6 @@ func (b Bits) Count() int {
 // Clone returns a copy.
 func (b Bits) Clone() Bits { return append(Bits(nil), b...) }
 
-// CountOutside returns how many parts b holds that o does not.
-func (b Bits) CountOutside(o Bits) int {
-	n := 0
-	for i, x := range b {
-		var y byte
-		if i < len(o) {
-			y = o[i]
-		}
-		n += bits.OnesCount8(x &^ y)
-	}
-	return n
-}
-
 // Control is the policy's inventory message, sent as a partial message's
 // parts metadata: the parts the sender holds (HAVE, an announcement, and in
 // tier 4 the acknowledgement of what it received), the parts it asks the

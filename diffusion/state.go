@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -66,42 +67,68 @@ type stateNode struct {
 // holds.
 type peerState struct {
 	reported Bits // parts the peer said it holds (HAVE) or sent us
+	have     Bits // its latest inventory (HAVE)
 	sentBy   Bits // parts it sent us (what an under-reporter admits to it)
 	wrote    Bits // parts the node wrote to it
 	decoded  bool // its decode claim arrived
 	claimed  bool // our decode claim went to it
 	// firstPush is when our first push to it was written, firstWrite our
 	// first push or answer; heard when it last reported anything (HAVE,
-	// claim or part); grew when it last reported a part we had not
-	// written to it.
+	// claim or part); grew when its latest inventory last held more parts
+	// we had not written to it than the one before.
 	firstPush, firstWrite, heard, grew time.Time
 }
 
-// echoShare and echoLift: a peer echoes our pushes when fewer than one in
-// echoShare of the parts it reported are parts we did not write to it, and
-// none of those has been new for the grace period. A tailored
-// under-reporter admits to each pusher only what that pusher sent (none
-// beyond); one that pads its reports with a part more admits the same one
-// part beyond our writes for good, so it is caught once we have written it
-// two parts. An honest peer that many of its parts came from (half the
-// network under-reporting leaves it few honest pushers) keeps reporting
-// parts from elsewhere, and is not. A demotion carried into the next
-// payload lifts once the peer reports echoLift parts beyond our writes,
-// the last of them new: a padder's one part does not lift it.
+// echoShare and echoLift judge a peer by its latest inventory, the parts
+// it says it holds now: it echoes our pushes when fewer than one in
+// echoShare of them are parts we did not write to it, and their number
+// has not grown for the grace period. A tailored under-reporter admits to
+// each pusher only what that pusher sent (none beyond); one that pads its
+// inventory with a part more admits one part beyond our writes, whichever
+// part it is, so it is caught once we have written it two parts. An honest
+// peer that many of its parts came from (half the network under-reporting
+// leaves it few honest pushers) keeps reporting parts from elsewhere, and
+// is not. A demotion carried into the next payload lifts when an
+// inventory holds echoLift parts beyond our writes: a padder's one part
+// does not lift it. Judged on what the peer reported over the payload
+// instead, a padder whose padding part changes as it gets lower-index
+// parts would look like a peer that keeps growing.
 const (
 	echoShare = 2
 	echoLift  = 2
 )
 
-// echoes reports that the parts the peer reported reach beyond those the
-// node wrote to it by fewer than one in echoShare.
+// shown counts the parts the peer's latest inventory and the parts it sent
+// us hold between them, and how many of those the node did not write to it.
+func (ps *peerState) shown() (all, beyond int) {
+	for i, w := range ps.wrote {
+		h := ps.sentBy[i]
+		if i < len(ps.have) {
+			h |= ps.have[i]
+		}
+		all += bits.OnesCount8(h)
+		beyond += bits.OnesCount8(h &^ w)
+	}
+	return all, beyond
+}
+
+// beyond is how many of the parts the peer has shown the node did not
+// write to it.
+func (ps *peerState) beyond() int {
+	_, b := ps.shown()
+	return b
+}
+
+// echoes reports that what the peer has shown reaches beyond what the node
+// wrote to it by fewer than one part in echoShare.
 func (ps *peerState) echoes() bool {
-	return ps.reported.CountOutside(ps.wrote)*echoShare < ps.reported.Count()
+	all, beyond := ps.shown()
+	return beyond*echoShare < all
 }
 
 // echoesSince reports that the peer has reported since first, a push of
-// ours, its reports echo the node's writes, and none of its parts beyond
-// them has been new for grace up to now.
+// ours, its inventory echoes the node's writes, and the parts it holds
+// beyond them have not grown for grace up to now.
 func (ps *peerState) echoesSince(first, now time.Time, grace time.Duration) bool {
 	return !first.IsZero() && !ps.heard.Before(first) && ps.echoes() && now.Sub(ps.grew) > grace
 }
@@ -149,9 +176,6 @@ func (st *stateNode) report(g *group, ps *peerState, i int) {
 	if !ps.reported.Has(i) {
 		ps.reported.Set(i)
 		g.reporters[i]++
-		if !ps.wrote.Has(i) {
-			ps.grew = time.Now()
-		}
 	}
 }
 
@@ -243,14 +267,20 @@ func (n *phasedNode) heard(g *group, p peer.ID, have Bits, decoded bool) {
 	ps := st.peer(g, p)
 	ps.heard = time.Now()
 	delete(st.unreported, p)
-	grew := ps.grew
 	for i := range g.parts {
 		if have.Has(i) {
 			st.report(g, ps, i)
 		}
 	}
-	if ps.grew != grew && ps.reported.CountOutside(ps.wrote) >= echoLift {
-		delete(st.echoing, p)
+	if have != nil {
+		before := ps.beyond()
+		ps.have = append(ps.have[:0], have...)
+		if b := ps.beyond(); b > before {
+			ps.grew = ps.heard
+		}
+		if ps.beyond() >= echoLift {
+			delete(st.echoing, p)
+		}
 	}
 	ps.decoded = ps.decoded || decoded
 	st.window.Ack(p, g.slot, func(i int) bool { return ps.decoded || ps.reported.Has(i) })
@@ -265,6 +295,9 @@ func (n *phasedNode) arrivedFrom(g *group, p peer.ID, i int) {
 	delete(st.unreported, p)
 	delete(st.unanswered, p)
 	delete(st.echoing, p)
+	if !ps.sentBy.Has(i) && !ps.wrote.Has(i) {
+		ps.grew = ps.heard
+	}
 	ps.sentBy.Set(i)
 	st.report(g, ps, i)
 	st.window.Ack(p, g.slot, func(j int) bool { return j == i })
