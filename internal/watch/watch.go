@@ -13,9 +13,9 @@
 // metrics.StandardReadings says what goes where), so the assertions judge
 // either source with one definition per quantity. Times are taken where
 // the suite receives an event (beacon.ReceiptBiasMedian). A slot the
-// source could not watch whole (a stream down for part of it, a failed
-// counter read, an undecodable event) is listed in the snapshot's Gaps
-// with why, never dropped silently.
+// source could not watch whole (a stream down for part of it, a counter
+// read that failed or came back late, an undecodable event) is listed in
+// the snapshot's Gaps with why, never dropped silently.
 //
 // A Watch is safe for concurrent use.
 package watch
@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,7 +103,17 @@ type counterRead struct {
 	bytes   uint64
 	present bool // the exposition had metrics.TopicBytesSeries
 	err     error
+	// late is how long after the slot boundary the read came back.
+	late time.Duration
 }
+
+// lateRead is how long after a slot boundary a counter read may come back
+// and still stand for the boundary: an eighth of a slot (1.5 s of 12 s),
+// before the new slot's payload, which follows its block, can have
+// arrived. A later read may hold bytes of the new slot's payload (on a
+// loaded machine a read 740 ms into a 1.5 s fake slot counted the next
+// payload's bytes in the slot before), so the slots it bounds are gaps.
+func (w *Watch) lateRead() time.Duration { return w.timing.SlotDuration / 8 }
 
 // Start subscribes to every node's event stream (a node without a beacon
 // API is watched as a stream that never connects) and starts reading the
@@ -260,6 +271,7 @@ func (w *Watch) readCounters(ctx context.Context, n devnet.Node, nw *node) {
 			if snap, read.err = src.Snapshot(ctx, n); read.err == nil {
 				read.bytes, read.present = snap.TopicBytes, snap.HasTopicBytes
 			}
+			read.late = w.p.now().Sub(at)
 		}
 		if ctx.Err() != nil {
 			return
@@ -388,7 +400,7 @@ func (w *Watch) addBytes(snap *metrics.Snapshot, nw *node) {
 			continue
 		}
 		switch {
-		case at.err != nil || next.err != nil:
+		case at.err != nil || next.err != nil || at.late > w.lateRead() || next.late > w.lateRead():
 			continue // reported by byteGaps
 		case !at.present || !next.present:
 			continue // no byte source on this node: the reading stays absent
@@ -397,7 +409,7 @@ func (w *Watch) addBytes(snap *metrics.Snapshot, nw *node) {
 		}
 		_ = snap.AddSlot(slot).SetCount(metrics.NameReceivedBytes+`{kind="data"}`, next.bytes-at.bytes)
 	}
-	for slot, why := range byteGaps(nw.counter) {
+	for slot, why := range byteGaps(nw.counter, w.lateRead()) {
 		if slot < w.first {
 			continue
 		}
@@ -408,20 +420,38 @@ func (w *Watch) addBytes(snap *metrics.Snapshot, nw *node) {
 	}
 }
 
-// byteGaps says which slots' bytes a failed read or a reset counter lost.
-func byteGaps(reads map[uint64]counterRead) map[uint64]string {
+// byteGaps says which slots' bytes a failed read, a read later than
+// late, or a reset counter lost.
+func byteGaps(reads map[uint64]counterRead, late time.Duration) map[uint64]string {
 	out := map[uint64]string{}
-	for slot, r := range reads {
+	add := func(slot uint64, why string) {
+		if out[slot] != "" {
+			why = out[slot] + "; " + why
+		}
+		out[slot] = why
+	}
+	bounds := func(slot uint64, why string) {
+		add(slot, why)
+		if slot > 0 {
+			add(slot-1, why)
+		}
+	}
+	slots := make([]uint64, 0, len(reads))
+	for slot := range reads {
+		slots = append(slots, slot)
+	}
+	slices.Sort(slots)
+	for _, slot := range slots {
+		r := reads[slot]
 		switch {
 		case r.err != nil:
-			why := fmt.Sprintf("%s read at the start of slot %d failed: %v", metrics.TopicBytesSeries, slot, r.err)
-			out[slot] = why
-			if slot > 0 {
-				out[slot-1] = why
-			}
+			bounds(slot, fmt.Sprintf("%s read at the start of slot %d failed: %v", metrics.TopicBytesSeries, slot, r.err))
+		case r.late > late:
+			bounds(slot, fmt.Sprintf("%s read at the start of slot %d came back %d ms late (limit %d ms, an eighth of the slot): it may hold bytes of either slot",
+				metrics.TopicBytesSeries, slot, r.late.Milliseconds(), late.Milliseconds()))
 		case r.present && slot > 0:
 			if prev, ok := reads[slot-1]; ok && prev.err == nil && prev.present && r.bytes < prev.bytes {
-				out[slot-1] = fmt.Sprintf("%s went back from %d to %d (the node restarted)", metrics.TopicBytesSeries, prev.bytes, r.bytes)
+				add(slot-1, fmt.Sprintf("%s went back from %d to %d (the node restarted)", metrics.TopicBytesSeries, prev.bytes, r.bytes))
 			}
 		}
 	}
