@@ -86,7 +86,8 @@ const (
 	// AimSafer picks at random among the lower half of the ranking and
 	// demotes a peer that took pushes but reported nothing, or an
 	// inventory reaching little beyond what we wrote to it (fewer than one
-	// part in two, and no further for StateRules.Grace), after
+	// part in two, and no further for StateRules.Grace; for a peer that
+	// claimed a decode of the last payload, nothing beyond), after
 	// StateRules.Grace: a tailored under-reporter, which admits to each
 	// pusher only what that pusher sent, padded or not, is ranked last
 	// once found out.

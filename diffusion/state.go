@@ -60,6 +60,13 @@ type stateNode struct {
 	// until their reports reach further beyond our writes (echoLift), or
 	// they send a part.
 	echoing map[peer.ID]bool
+	// claimedAt is the last slot each peer claimed a decode of. Neither
+	// kind of under-reporter ever claims, and a peer that lies with one
+	// takes no pushes; an honest peer claims every payload it rebuilds.
+	// A peer that claimed the last payload or this one is judged echoing
+	// only when it shows nothing beyond our writes, so the share rule
+	// does not demote an honest peer that few others push to.
+	claimedAt map[peer.ID]uint64
 }
 
 // peerState is what a node knows of one peer for one payload. What the
@@ -128,9 +135,17 @@ func (ps *peerState) echoes() bool {
 
 // echoesSince reports that the peer has reported since first, a push of
 // ours, its inventory echoes the node's writes, and the parts it holds
-// beyond them have not grown for grace up to now.
-func (ps *peerState) echoesSince(first, now time.Time, grace time.Duration) bool {
-	return !first.IsZero() && !ps.heard.Before(first) && ps.echoes() && now.Sub(ps.grew) > grace
+// beyond them have not grown for grace up to now; for a peer that claims
+// decodes (claims), only when it has shown nothing beyond our writes.
+func (ps *peerState) echoesSince(first, now time.Time, grace time.Duration, claims bool) bool {
+	if first.IsZero() || ps.heard.Before(first) || now.Sub(ps.grew) <= grace {
+		return false
+	}
+	if claims {
+		all, beyond := ps.shown()
+		return all > 0 && beyond == 0
+	}
+	return ps.echoes()
 }
 
 // quietSince reports that the peer has reported nothing since first, a
@@ -142,7 +157,7 @@ func (ps *peerState) quietSince(first time.Time) bool {
 func newStateNode(p *phased, env Env) *stateNode {
 	r := p.state
 	st := &stateNode{rules: r, cards: newCardSet(p.cards, r.Without), role: env.Role(), uplinkMbps: r.UplinkMbps,
-		pacer: newPacer(r.PaceTick), rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), unreported: map[peer.ID]bool{}, unanswered: map[peer.ID]bool{}, echoing: map[peer.ID]bool{}}
+		pacer: newPacer(r.PaceTick), rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), unreported: map[peer.ID]bool{}, unanswered: map[peer.ID]bool{}, echoing: map[peer.ID]bool{}, claimedAt: map[peer.ID]uint64{}}
 	if u, ok := env.(Uplinker); ok && u.UplinkMbps() > 0 {
 		st.uplinkMbps = u.UplinkMbps()
 	}
@@ -282,6 +297,15 @@ func (n *phasedNode) heard(g *group, p peer.ID, have Bits, decoded bool) {
 			delete(st.echoing, p)
 		}
 	}
+	if decoded {
+		// A peer that rebuilt the payload takes no more pushes of it, and
+		// neither kind of under-reporter ever claims: the claim lifts a
+		// demotion that would otherwise outlive the payload. Without it an
+		// honest peer demoted late in a payload of three parts stays so,
+		// since no inventory of it can reach two parts beyond our writes.
+		delete(st.echoing, p)
+		st.claimedAt[p] = max(st.claimedAt[p], g.slot)
+	}
 	ps.decoded = ps.decoded || decoded
 	st.window.Ack(p, g.slot, func(i int) bool { return ps.decoded || ps.reported.Has(i) })
 }
@@ -384,14 +408,14 @@ func (n *phasedNode) demoted(g *group, p peer.ID, now time.Time) bool {
 		return true
 	}
 	ps := st.peer(g, p)
-	if now.Sub(ps.firstPush) <= st.rules.Grace {
-		return false
+	if ps.decoded || now.Sub(ps.firstPush) <= st.rules.Grace {
+		return false // a peer that claimed the payload takes no pushes of it
 	}
 	switch {
 	case ps.quietSince(ps.firstPush):
 		st.unreported[p] = true
 		return true
-	case ps.echoesSince(ps.firstPush, now, st.rules.Grace):
+	case ps.echoesSince(ps.firstPush, now, st.rules.Grace, st.claims(p, g.slot)):
 		st.echoing[p] = true
 		return true
 	}
@@ -528,6 +552,13 @@ func (n *phasedNode) dispatch(now time.Time) {
 			n.wakeAt(next)
 		}
 	}
+}
+
+// claims reports that p claimed a decode of the payload of slot or of an
+// earlier one no more than a slot before.
+func (st *stateNode) claims(p peer.ID, slot uint64) bool {
+	at, ok := st.claimedAt[p]
+	return ok && at+1 >= slot
 }
 
 // popRules are the cards the queue's pop plays, on the node's state at

@@ -658,3 +658,52 @@ func TestTier4AsksKeptOffersWhenRequestsLapse(t *testing.T) {
 		}
 	})
 }
+
+// A peer that claimed a decode of the last payload or this one is judged
+// by the first echo rule only (nothing beyond our writes): honest peers
+// claim every payload they rebuild, and neither kind of under-reporter
+// ever does. A claim also lifts a demotion, which would otherwise outlive
+// a payload too small for two parts beyond our writes.
+func TestTier4EchoRuleSparesClaimingPeers(t *testing.T) {
+	tests := []struct {
+		name string
+		// claimedBack is how many slots before this payload m1 claimed a
+		// decode (-1: never).
+		claimedBack int
+		reports     []int
+		want        bool
+	}{
+		{"never claimed, pads our two parts by one", -1, []int{0, 1, 7}, true},
+		{"claimed the last payload, the same reports", 1, []int{0, 1, 7}, false},
+		{"claimed two payloads ago, the same reports", 2, []int{0, 1, 7}, true},
+		{"claimed the last payload, reports only ours", 1, []int{0, 1}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, f := newTier4Node(t, mode.Tier4, Relay, StateRules{})
+			grace := n.st.rules.Grace
+			if tt.claimedBack >= 0 {
+				past := f.commit
+				past.Slot -= uint64(tt.claimedBack)
+				n.heard(n.newGroup(past), "m1", nil, true)
+			}
+			g := n.newGroup(f.commit)
+			t0 := time.Now()
+			ps := n.st.peer(g, "m1")
+			ps.firstPush = t0
+			ps.wrote.Set(0)
+			ps.wrote.Set(1)
+			n.heard(g, "m1", bitsOf(g.parts, tt.reports...), false)
+			if got := n.demoted(g, "m1", t0.Add(grace+time.Millisecond)); got != tt.want {
+				t.Fatalf("demoted past the grace period: %v, want %v", got, tt.want)
+			}
+			if !tt.want {
+				return
+			}
+			n.heard(g, "m1", nil, true)
+			if n.demoted(g, "m1", t0.Add(2*grace)) {
+				t.Error("still demoted after its decode claim")
+			}
+		})
+	}
+}
