@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -436,12 +437,7 @@ func byteGaps(reads map[uint64]counterRead, late time.Duration) map[uint64]strin
 			add(slot-1, why)
 		}
 	}
-	slots := make([]uint64, 0, len(reads))
-	for slot := range reads {
-		slots = append(slots, slot)
-	}
-	slices.Sort(slots)
-	for _, slot := range slots {
+	for _, slot := range slices.Sorted(maps.Keys(reads)) {
 		r := reads[slot]
 		switch {
 		case r.err != nil:
