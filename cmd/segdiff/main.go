@@ -24,6 +24,8 @@ import (
 type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// hidden keeps a diagnostic out of the usage; it still runs.
+	hidden bool
 }
 
 var commands = map[string]command{}
@@ -50,6 +52,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range commandNames() {
+		if commands[n].hidden {
+			continue
+		}
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\n'segdiff <command> --help' describes a command's flags.")
