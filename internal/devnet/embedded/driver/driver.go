@@ -331,6 +331,8 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		opts := flownet.Options{Congestion: plan.NetModel == netmodel.FlowsCC}
 		if opts.Congestion {
 			opts.QlogDir = os.Getenv("QLOGDIR")
+			// A prototype, not a model: see flownet.Options.CoDelAnyBacklog.
+			opts.CoDelAnyBacklog = os.Getenv("SEGDIFF_FLOWSCC_CODEL") == "any-backlog"
 		}
 		net, err := flownet.New(rates, plan.Latency, plan.Edges, opts)
 		if err != nil {

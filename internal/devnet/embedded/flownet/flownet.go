@@ -77,6 +77,13 @@ type Options struct {
 	// file there in the qlog subset package qlogstat reads (qlog.go); empty:
 	// none, at the cost of a nil check per event.
 	QlogDir string
+	// CoDelAnyBacklog (a prototype, with Congestion): CoDel judges a
+	// flow's sojourn whatever its backlog, as simnet v0.0.7's queues do
+	// (their MTU is left zero, so RFC 8289's exemption of a queue holding
+	// less than a packet never applies), and forgets its time above the
+	// target when the round finds the flow empty. Off: RFC 8289's rule,
+	// at chunk granularity.
+	CoDelAnyBacklog bool
 }
 
 // Network is a flows-model network of hosts, one per node, in index order.
@@ -128,7 +135,7 @@ func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge, o
 		}
 		n.index[h.ID()] = i
 		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
-		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion), down: newLink(r.DownMbps, opts.Congestion)})
+		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion, opts.CoDelAnyBacklog), down: newLink(r.DownMbps, opts.Congestion, opts.CoDelAnyBacklog)})
 	}
 	for _, e := range edges {
 		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {

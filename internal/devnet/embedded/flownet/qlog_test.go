@@ -50,3 +50,35 @@ func TestQlogTrace_synctest(t *testing.T) {
 		require.Empty(t, entries)
 	})
 }
+
+// TestCoDelAnyBacklog_synctest: RFC 8289 (the default) forgets a flow's
+// time above the target when less than a packet is left behind the chunk
+// taken, so a flow one chunk deep is never marked; with CoDelAnyBacklog
+// (simnet's queues) it is, once its sojourn has stayed above the target
+// for an interval.
+func TestCoDelAnyBacklog_synctest(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		anyBacklog bool
+		want       bool
+	}{{"RFC 8289", false, false}, {"any backlog", true, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := newLink(50, true, tt.anyBacklog)
+				f := l.flow(1)
+				marked := false
+				// A chunk every 20 ms, each taken 10 ms after it was queued
+				// with nothing behind it.
+				for range 10 {
+					l.enqueue(f, chunk{data: make([]byte, chunkSize)})
+					time.Sleep(10 * time.Millisecond)
+					if l.take(f).marked {
+						marked = true
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				require.Equal(t, tt.want, marked)
+			})
+		})
+	}
+}
