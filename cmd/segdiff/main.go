@@ -40,7 +40,10 @@ func register(name string, c command) {
 // commandNames lists the commands, sorted.
 func commandNames() []string {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
+	for n, c := range commands {
+		if c.hidden {
+			continue
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -52,9 +55,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range commandNames() {
-		if commands[n].hidden {
-			continue
-		}
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\n'segdiff <command> --help' describes a command's flags.")

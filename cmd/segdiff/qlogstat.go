@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +13,10 @@ import (
 	"github.com/segdiff/segdiff/internal/devnet/embedded/qlogstat"
 )
 
-// qlogstat is a diagnostic, not listed in the usage: it reads the qlog
-// traces a `segdiff sim` run wrote with QLOGDIR set (the packet model's
-// quic-go traces or the flows-cc model's) and that run's --json output.
+// qlogstat is a diagnostic, listed neither in the usage nor in the
+// unknown-command hints: it reads the qlog traces a `segdiff sim` run
+// wrote with QLOGDIR set (the packet model's quic-go traces or the
+// flows-cc model's) and that run's --json output.
 func init() {
 	register("qlogstat", command{summary: "diagnostic: per-connection congestion state of a sim run's qlog traces over its warm slots", run: runQlogstat, hidden: true})
 }
@@ -40,13 +39,9 @@ func runQlogstat(_ context.Context, args []string, stdout, stderr io.Writer) int
 	uplink := fs.Float64("uplink-mbps", 50, "the builder's uplink, Mbps")
 	perConn := fs.Bool("per-conn", false, "list the builder's carrying directions one by one")
 	cold := fs.Bool("cold", false, "include the cold (first) slot")
-	rest, err := parseArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		printHelp(stdout, qlogstatUsage, fs)
-		return 0
-	}
-	if err != nil {
-		return usageError(stderr, "qlogstat", err)
+	rest, code, ok := parseCommand(stderr, "qlogstat", qlogstatUsage, fs, args)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 || *runPath == "" || *dir == "" {
 		return usageErrorf(stderr, "qlogstat", "want --run and --qlog and no arguments%s", listed(rest))
