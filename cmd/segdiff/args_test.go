@@ -166,7 +166,7 @@ func TestSweepFlagErrorsComeFirst(t *testing.T) {
 // --help prints the whole usage and exits 0; only --help does.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"sim", "--help"}, {"sweep", "--help"}, {"sweep", "compare", "-h"}, {"params", "--help"},
-		{"params", "check", "--help"}, {"devnet", "--help"}, {"devnet", "up", "--help"}, {"patches", "--help"}, {"load", "--help"}} {
+		{"params", "check", "--help"}, {"devnet", "--help"}, {"devnet", "up", "--help"}, {"patches", "--help"}, {"load", "--help"}, {"qlogstat", "--help"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, &stdout, &stderr); code != 0 || strings.Count(stderr.String(), "\n") < 3 || !strings.Contains(stderr.String(), "usage") {
 			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr.String())

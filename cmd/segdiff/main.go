@@ -24,6 +24,8 @@ import (
 type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// hidden keeps a diagnostic out of the usage; it still runs.
+	hidden bool
 }
 
 var commands = map[string]command{}
@@ -38,7 +40,10 @@ func register(name string, c command) {
 // commandNames lists the commands, sorted.
 func commandNames() []string {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
+	for n, c := range commands {
+		if c.hidden {
+			continue
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)

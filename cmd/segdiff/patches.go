@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("patches", command{"check, apply and build client patches; emit the nightly matrix", runPatches})
+	register("patches", command{summary: "check, apply and build client patches; emit the nightly matrix", run: runPatches})
 }
 
 const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]

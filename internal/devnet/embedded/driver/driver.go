@@ -326,7 +326,15 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		net.Start()
 		return meta.Nodes, net.Close, nil
 	case netmodel.Flows, netmodel.FlowsCC:
-		net, err := flownet.New(rates, plan.Latency, plan.Edges, flownet.Options{Congestion: plan.NetModel == netmodel.FlowsCC})
+		// QLOGDIR, which has quic-go trace every connection on the packet
+		// model, has flows-cc's windows write the same subset of events.
+		opts := flownet.Options{Congestion: plan.NetModel == netmodel.FlowsCC}
+		if opts.Congestion {
+			opts.QlogDir = os.Getenv("QLOGDIR")
+			// A prototype, not a model: see flownet.Options.CoDelAnyBacklog.
+			opts.CoDelAnyBacklog = os.Getenv("SEGDIFF_FLOWSCC_CODEL") == "any-backlog"
+		}
+		net, err := flownet.New(rates, plan.Latency, plan.Edges, opts)
 		if err != nil {
 			return nil, nil, err
 		}

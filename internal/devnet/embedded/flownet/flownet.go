@@ -73,6 +73,17 @@ type Options struct {
 	// links mark chunks as CoDel would drop them (the flows-cc model;
 	// window.go).
 	Congestion bool
+	// QlogDir, with Congestion, has every window write its events to a
+	// file there in the qlog subset package qlogstat reads (qlog.go); empty:
+	// none, at the cost of a nil check per event.
+	QlogDir string
+	// CoDelAnyBacklog (a prototype, with Congestion): CoDel judges a
+	// flow's sojourn whatever its backlog, as simnet v0.0.7's queues do
+	// (their MTU is left zero, so RFC 8289's exemption of a queue holding
+	// less than a packet never applies), and forgets its time above the
+	// target when the round finds the flow empty. Off: RFC 8289's rule,
+	// at chunk granularity.
+	CoDelAnyBacklog bool
 }
 
 // Network is a flows-model network of hosts, one per node, in index order.
@@ -86,6 +97,8 @@ type Network struct {
 
 	winMu   sync.Mutex
 	windows map[[2]int]*window
+	// qlogErr is the first error creating a window's trace.
+	qlogErr error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,7 +135,7 @@ func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge, o
 		}
 		n.index[h.ID()] = i
 		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
-		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion), down: newLink(r.DownMbps, opts.Congestion)})
+		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion, opts.CoDelAnyBacklog), down: newLink(r.DownMbps, opts.Congestion, opts.CoDelAnyBacklog)})
 	}
 	for _, e := range edges {
 		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {
@@ -153,6 +166,9 @@ func (n *Network) window(from, to int) *window {
 	if w == nil {
 		up, f := n.ports[from].up, n.ports[from].up.flow(to)
 		w = newWindow(func(cs ...chunk) { up.enqueue(f, cs...) })
+		if n.opts.QlogDir != "" && n.qlogErr == nil {
+			w.trace, n.qlogErr = newQlogTrace(n.opts.QlogDir, from, to)
+		}
 		n.windows[k] = w
 	}
 	return w
@@ -181,6 +197,21 @@ func (n *Network) Close() error {
 	}
 	err := n.mn.Close()
 	n.wg.Wait()
+	n.winMu.Lock()
+	defer n.winMu.Unlock()
+	for _, w := range n.windows {
+		w.mu.Lock()
+		if w.trace != nil {
+			if terr := w.trace.close(); n.qlogErr == nil {
+				n.qlogErr = terr
+			}
+			w.trace = nil
+		}
+		w.mu.Unlock()
+	}
+	if err == nil && n.qlogErr != nil {
+		err = fmt.Errorf("flows network: qlog: %w", n.qlogErr)
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package flownet
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +16,9 @@ type link struct {
 	// marks: CoDel marks its flows' chunks (flows-cc), for their
 	// connections' windows.
 	marks bool
+	// anyBacklog: CoDel judges a flow's sojourn whatever its backlog
+	// (Options.CoDelAnyBacklog).
+	anyBacklog bool
 
 	mu    sync.Mutex
 	flows map[int]*flow
@@ -44,12 +48,13 @@ type flow struct {
 	codel codel
 }
 
-func newLink(mbps int, marks bool) *link {
+func newLink(mbps int, marks, anyBacklog bool) *link {
 	return &link{
-		nsPerByte: 8e3 / float64(mbps), // 8 bits per byte at mbps·10⁶ bit/s, in ns
-		marks:     marks,
-		flows:     map[int]*flow{},
-		wake:      make(chan struct{}, 1),
+		nsPerByte:  8e3 / float64(mbps), // 8 bits per byte at mbps·10⁶ bit/s, in ns
+		marks:      marks,
+		anyBacklog: anyBacklog,
+		flows:      map[int]*flow{},
+		wake:       make(chan struct{}, 1),
 	}
 }
 
@@ -121,6 +126,11 @@ func (l *link) pop() (c chunk, ok bool) {
 		if f.head == len(f.chunks) {
 			f.listed = false
 			l.busy = slices.Delete(l.busy, l.next, l.next+1)
+			if l.anyBacklog {
+				// simnet's queue forgets its time above the target when
+				// a dequeue finds it empty.
+				f.codel.firstAbove = time.Time{}
+			}
 			continue
 		}
 		l.next++
@@ -136,8 +146,12 @@ func (l *link) take(f *flow) chunk {
 	f.head++
 	if l.marks && c.data != nil {
 		f.bytes -= len(c.data)
+		backlog := f.bytes
+		if l.anyBacklog {
+			backlog = math.MaxInt
+		}
 		now := time.Now()
-		if f.codel.mark(now, now.Sub(c.queued), f.bytes) {
+		if f.codel.mark(now, now.Sub(c.queued), backlog) {
 			c.marked = true
 		}
 	}

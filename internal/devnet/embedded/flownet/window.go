@@ -56,6 +56,9 @@ type window struct {
 	roundEnd         uint64
 	samples          int
 	inRound          bool
+
+	// trace logs the window's events (Options.QlogDir), or is nil.
+	trace *qlogTrace
 }
 
 func newWindow(enqueue func(...chunk)) *window {
@@ -91,6 +94,9 @@ func (w *window) admit() []chunk {
 		w.waiting[0] = chunk{}
 		w.waiting = w.waiting[1:]
 		w.inFlight += size
+		if w.trace != nil && size > 0 {
+			w.trace.sent(size, len(c.data), w.inFlight)
+		}
 		w.seq++
 		c.win, c.seq, c.sentAt = w, w.seq, now
 		in = append(in, c)
@@ -115,8 +121,9 @@ func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
 	if w.cwnd < w.ssthresh && !marked {
 		w.hystart(seq, rtt)
 	}
+	cut := marked && seq > w.cutAt
 	switch {
-	case marked && seq > w.cutAt:
+	case cut:
 		w.cwnd = max(w.cwnd*windowCut, minWindow)
 		w.ssthresh = w.cwnd
 		w.cutAt = w.seq
@@ -125,6 +132,9 @@ func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
 		w.cwnd += float64(size) // a packet per packet acknowledged
 	default:
 		w.cwnd += maxDatagram * float64(size) / w.cwnd
+	}
+	if w.trace != nil {
+		w.trace.acked(w, rtt, marked, cut, limited)
 	}
 	in := w.admit()
 	w.mu.Unlock()
