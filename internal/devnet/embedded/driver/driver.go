@@ -325,14 +325,16 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		}
 		net.Start()
 		return meta.Nodes, net.Close, nil
-	case netmodel.Flows, netmodel.FlowsCC:
-		// QLOGDIR, which has quic-go trace every connection on the packet
-		// model, has flows-cc's windows write the same subset of events.
-		opts := flownet.Options{Congestion: plan.NetModel == netmodel.FlowsCC}
+	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet:
+		opts := flownet.Options{
+			Congestion:      plan.NetModel != netmodel.Flows,
+			CoDelAnyBacklog: plan.NetModel == netmodel.FlowsCCSimnet,
+		}
 		if opts.Congestion {
+			// QLOGDIR, which has quic-go trace every connection on the
+			// packet model, has the windows write the same subset of
+			// events; it changes no figure.
 			opts.QlogDir = os.Getenv("QLOGDIR")
-			// A prototype, not a model: see flownet.Options.CoDelAnyBacklog.
-			opts.CoDelAnyBacklog = os.Getenv("SEGDIFF_FLOWSCC_CODEL") == "any-backlog"
 		}
 		net, err := flownet.New(rates, plan.Latency, plan.Edges, opts)
 		if err != nil {

@@ -21,13 +21,17 @@ const (
 	// marks on the links (flownet's window.go): for the stock segment
 	// modes, whose full uplinks the window changes.
 	FlowsCC = "flows-cc"
+	// FlowsCCSimnet is FlowsCC with CoDel judging a flow whatever its
+	// backlog, as simnet's queues do (flownet.Options.CoDelAnyBacklog):
+	// nearer the reference on most stock-mode figures, validated for none.
+	FlowsCCSimnet = "flows-cc-simnet"
 )
 
 // Models are the network models, the reference first.
-var Models = []string{Packets, Flows, FlowsCC}
+var Models = []string{Packets, Flows, FlowsCC, FlowsCCSimnet}
 
 // Flowing reports whether model is one of package flownet's.
-func Flowing(model string) bool { return model == Flows || model == FlowsCC }
+func Flowing(model string) bool { return model == Flows || model == FlowsCC || model == FlowsCCSimnet }
 
 // Link rates of the shared classes, in Mbps.
 const (
