@@ -58,11 +58,14 @@ Feature: Diffusion under the design's stress list
   it), copies over the slot worst 1.97 and 1.79, up from 1.5 because honest
   nodes now take the pushes the under-reporters took.
   The padding under-reporter rows (each pusher is told what it sent and one
-  part more) are set from the build that judges a peer's latest inventory
-  (64a67d6; sweeps/results/tier4-padding-ci/after/, seeds 7-11, and seed 7
-  six more times in seed7-reruns/; 2026-12-03): warm p99 worst 0.61 s at
-  25 % and 1.46 s at 50 %, copies over the slot worst 1.93 and 1.84; the
-  budgets are the under-reporter rows', 20-30 % above both.
+  part more) are set from the build whose echo rule judges a peer's latest
+  inventory and spares peers that claim decodes (07ba1b1;
+  sweeps/results/tier4-padding-ci/after/, seeds 7-11, and seed 7 six more
+  times in seed7-reruns/; 2026-12-03): warm p99 worst 0.61 s at 25 % and
+  2.01 s at 50 % (seed 7's first rerun; the other ten runs at 50 %
+  0.51-1.09 s), copies over the slot worst 1.97 and 1.83. At 25 % the
+  budget is the under-reporter row's; at 50 % one straggler decides the
+  99th percentile, as under mute nodes, and the budget is theirs.
 
   Scenario Outline: honest nodes hold every payload under <stress> (<mode>)
     Given a <mode> devnet under stress "<stress>"
@@ -103,7 +106,7 @@ Feature: Diffusion under the design's stress list
       | tier4 | under-reporter=25%         | 3     | 90%  | 1048576 | 3s  | 800ms  | 2.4    |
       | tier4 | under-reporter=50%         | 3     | 90%  | 1048576 | 3s  | 2000ms | 2.2    |
       | tier4 | padding-under-reporter=25% | 3     | 90%  | 1048576 | 3s  | 800ms  | 2.4    |
-      | tier4 | padding-under-reporter=50% | 3     | 90%  | 1048576 | 3s  | 2000ms | 2.2    |
+      | tier4 | padding-under-reporter=50% | 3     | 90%  | 1048576 | 3s  | 2500ms | 2.2    |
       | tier4 | uplink-mbps=10             | 3     | 90%  | 1048576 | 3s  | 3000ms | 2.3    |
 
   Scenario Outline: segments without a code strand every honest node when the source omits <omit> parts (<mode>)
