@@ -94,7 +94,7 @@ func summarize(w io.Writer, ds []dir) {
 		return
 	}
 	slow, states := 0, map[string]int{}
-	var cwnd, peak, low, lost, cuts, spur, marks, queue, queuePeak, minRTT, limited, appl, stream []float64
+	var cwnd, peak, low, lost, cuts, spur, marks, queue, queuePeak, minRTT, limited, appLimited, stream []float64
 	blocked, ptos := 0, 0
 	withLoss, withCut := 0, 0
 	for _, d := range ds {
@@ -127,8 +127,8 @@ func summarize(w io.Writer, ds []dir) {
 		}
 		if s.Busy > 0 {
 			limited = append(limited, float64(s.CwndLimited)/float64(s.Busy))
+			appLimited = append(appLimited, float64(s.AppLimitedState)/float64(s.Busy))
 		}
-		appl = append(appl, float64(s.AppLimitedState))
 		stream = append(stream, kb(s.Stream))
 	}
 	fmt.Fprintf(w, "   at the reveal: %d in slow start, %d past it; logged state %s\n", slow, len(ds)-slow, fmtStates(states))
@@ -143,6 +143,7 @@ func summarize(w io.Writer, ds []dir) {
 	fmt.Fprintf(w, "   peak srtt − min RTT (ms)       %s\n", q3(queuePeak))
 	fmt.Fprintf(w, "   min RTT (ms)                   %s\n", q3(minRTT))
 	fmt.Fprintf(w, "   cwnd-limited share of busy time (bytes in flight ≥ cwnd − 3 packets) %s\n", q3(limited))
+	fmt.Fprintf(w, "   time in quic-go's application_limited state over busy time %s\n", q3(appLimited))
 }
 
 // uplink shows how the builder's uplink was shared over the window, bin
