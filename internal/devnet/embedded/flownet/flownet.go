@@ -80,9 +80,10 @@ type Options struct {
 	// CoDelAnyBacklog (a prototype, with Congestion): CoDel judges a
 	// flow's sojourn whatever its backlog, as simnet v0.0.7's queues do
 	// (their MTU is left zero, so RFC 8289's exemption of a queue holding
-	// less than a packet never applies), and forgets its time above the
-	// target when the round finds the flow empty. Off: RFC 8289's rule,
-	// at chunk granularity.
+	// less than a packet never applies), and forgets a flow's CoDel state
+	// (time above the target, marking count and all) when the round finds
+	// the flow empty, as simnet's FQ-CoDel deletes an empty old flow. Off:
+	// RFC 8289's rule, at chunk granularity.
 	CoDelAnyBacklog bool
 }
 

@@ -127,9 +127,11 @@ func (l *link) pop() (c chunk, ok bool) {
 			f.listed = false
 			l.busy = slices.Delete(l.busy, l.next, l.next+1)
 			if l.anyBacklog {
-				// simnet's queue forgets its time above the target when
-				// a dequeue finds it empty.
-				f.codel.firstAbove = time.Time{}
+				// simnet's FQ-CoDel deletes an old flow it finds empty,
+				// CoDel state and all: the next chunk starts a new one, so
+				// marking cannot resume near its last rate after an idle
+				// round.
+				f.codel = codel{}
 			}
 			continue
 		}

@@ -82,3 +82,47 @@ func TestCoDelAnyBacklog_synctest(t *testing.T) {
 		})
 	}
 }
+
+// TestCoDelStateOfAnEmptiedFlow_synctest: a flow marked over a standing
+// queue and then drained leaves the round when it comes back empty. With
+// CoDelAnyBacklog its CoDel state goes with it, as simnet's FQ-CoDel
+// deletes an empty old flow, so marking after the next burst starts at the
+// first count; RFC 8289's rule keeps the count, to resume near it.
+func TestCoDelStateOfAnEmptiedFlow_synctest(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		anyBacklog bool
+		keepsCount bool
+	}{{"RFC 8289", false, true}, {"any backlog", true, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := newLink(50, true, tt.anyBacklog)
+				f := l.flow(1)
+				// 300 chunks at once, one taken a millisecond: the sojourn
+				// stands above the target for far longer than an interval.
+				for range 300 {
+					l.enqueue(f, chunk{data: make([]byte, chunkSize)})
+				}
+				marks := 0
+				for range 300 {
+					time.Sleep(time.Millisecond)
+					c, ok := l.pop()
+					require.True(t, ok)
+					if c.marked {
+						marks++
+					}
+				}
+				require.Greater(t, marks, 1, "a standing queue is marked more than once")
+				require.Positive(t, f.codel.count)
+				_, ok := l.pop() // the round finds the flow empty
+				require.False(t, ok)
+				require.False(t, f.listed)
+				if tt.keepsCount {
+					require.Positive(t, f.codel.count)
+				} else {
+					require.Equal(t, codel{}, f.codel)
+				}
+			})
+		})
+	}
+}

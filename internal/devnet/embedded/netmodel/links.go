@@ -21,9 +21,10 @@ const (
 	// marks on the links (flownet's window.go): for the stock segment
 	// modes, whose full uplinks the window changes.
 	FlowsCC = "flows-cc"
-	// FlowsCCSimnet is FlowsCC with CoDel judging a flow whatever its
-	// backlog, as simnet's queues do (flownet.Options.CoDelAnyBacklog):
-	// nearer the reference on most stock-mode figures, validated for none.
+	// FlowsCCSimnet is FlowsCC with simnet's CoDel rule: a flow judged
+	// whatever its backlog, its state dropped when the round finds it empty
+	// (flownet.Options.CoDelAnyBacklog). Nearer the reference on most
+	// stock-mode figures; validated for none.
 	FlowsCCSimnet = "flows-cc-simnet"
 )
 
