@@ -51,6 +51,8 @@ func (c Config) ModelCaveat() string {
 		return ""
 	case netmodel.FlowsCCSimnet:
 		return `the flows-cc-simnet network model is validated against the packet model for no mode: these figures are its own (internal/devnet/embedded/qlog-findings.md, "Across seeds, modes and scales")`
+	case netmodel.FlowsCCSimnetFQ, netmodel.FlowsCCSimnetDrops:
+		return fmt.Sprintf(`the %s network model is validated against the packet model for no mode: these figures are its own (internal/devnet/embedded/qlog-findings.md, "FQ-CoDel's buckets and drops")`, c.Network())
 	case netmodel.FlowsCC:
 		const where = `(internal/devnet/embedded/README.md, "A congestion window in the flows model")`
 		if !slices.Contains(flowsCCValidated, c.Mode) {

@@ -26,6 +26,8 @@ func TestModelCaveat(t *testing.T) {
 		{name: "flows-cc, honest tier3", netModel: netmodel.FlowsCC, mode: mode.Tier3},
 		{name: "flows-cc-simnet, honest tier3", netModel: netmodel.FlowsCCSimnet, mode: mode.Tier3, want: []string{"flows-cc-simnet network model is validated against the packet model for no mode"}},
 		{name: "flows-cc-simnet, segmented", netModel: netmodel.FlowsCCSimnet, mode: mode.Segmented, want: []string{"qlog-findings.md"}},
+		{name: "flows-cc-simnet-fq, honest tier2", netModel: netmodel.FlowsCCSimnetFQ, mode: mode.Tier2, want: []string{"flows-cc-simnet-fq network model is validated against the packet model for no mode", "buckets and drops"}},
+		{name: "flows-cc-simnet-drops, segmented-batch", netModel: netmodel.FlowsCCSimnetDrops, mode: mode.SegmentedBatch, want: []string{"flows-cc-simnet-drops network model is validated against the packet model for no mode"}},
 		{name: "flows-cc, honest tier4, a condition set to zero", netModel: netmodel.FlowsCC, mode: mode.Tier4, stress: stress.Set{"silent": 0}},
 		{name: "flows-cc, tier2 under withholders (carried by flows, not run on flows-cc)", netModel: netmodel.FlowsCC, mode: mode.Tier2,
 			stress: stress.Set{"withholder": 0.5, "loss-data": 0.05}, want: []string{"honest network only", "tier2 under loss-data, withholder:"}},

@@ -325,10 +325,15 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		}
 		net.Start()
 		return meta.Nodes, net.Close, nil
-	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet:
+	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet, netmodel.FlowsCCSimnetFQ, netmodel.FlowsCCSimnetDrops:
+		m := plan.NetModel
 		opts := flownet.Options{
-			Congestion:      plan.NetModel != netmodel.Flows,
-			CoDelAnyBacklog: plan.NetModel == netmodel.FlowsCCSimnet,
+			Congestion:      m != netmodel.Flows,
+			CoDelAnyBacklog: m == netmodel.FlowsCCSimnet || m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops,
+			Drops:           m == netmodel.FlowsCCSimnetDrops,
+		}
+		if m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops {
+			opts.FlowBuckets, opts.Seed = netmodel.FlowBuckets, plan.Seed
 		}
 		if opts.Congestion {
 			// QLOGDIR, which has quic-go trace every connection on the

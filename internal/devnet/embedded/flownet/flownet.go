@@ -21,7 +21,9 @@
 // connection with quic-go's rules and CoDel's marks on every link's flows
 // (window.go): a connection then takes a share of a link by its window and
 // round trip, not an equal share whenever it has data, which is what the
-// stock segment modes, with every uplink full, turn on.
+// stock segment modes, with every uplink full, turn on. Options bring it
+// nearer simnet's links one rule at a time (CoDelAnyBacklog, FlowBuckets,
+// Drops), each a named model of package netmodel.
 package flownet
 
 import (
@@ -43,6 +45,7 @@ import (
 	msmux "github.com/multiformats/go-multistream"
 
 	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/seeds"
 )
 
 const (
@@ -85,6 +88,19 @@ type Options struct {
 	// the flow empty, as simnet's FQ-CoDel deletes an empty old flow. Off:
 	// RFC 8289's rule, at chunk granularity.
 	CoDelAnyBacklog bool
+	// FlowBuckets (with Congestion): each link queues its flows in this
+	// many FQ-CoDel buckets, as simnet's links do in 128, so the
+	// connections that hash to one bucket share its queue, its turn and its
+	// CoDel state; the bucket of a peer on a link is drawn from Seed
+	// (seeds.FlowBucket). 0: a queue per peer.
+	FlowBuckets int
+	Seed        int64
+	// Drops (with Congestion): CoDel drops the chunks it would mark. The
+	// sender's window finds the loss when a later chunk is acknowledged (or
+	// at a probe timeout), cuts, and sends the chunk again ahead of new
+	// data; the receiver holds the stream's later chunks until it arrives
+	// (head-of-line blocking), as QUIC does for a lost packet.
+	Drops bool
 }
 
 // Network is a flows-model network of hosts, one per node, in index order.
@@ -136,7 +152,13 @@ func New(rates []netmodel.Rates, lat *netmodel.Latency, edges []netmodel.Edge, o
 		}
 		n.index[h.ID()] = i
 		n.hosts = append(n.hosts, &shapedHost{Host: h, net: n, self: i})
-		n.ports = append(n.ports, port{up: newLink(r.UpMbps, opts.Congestion, opts.CoDelAnyBacklog), down: newLink(r.DownMbps, opts.Congestion, opts.CoDelAnyBacklog)})
+		p := port{up: newLink(r.UpMbps, opts.Congestion, opts.CoDelAnyBacklog), down: newLink(r.DownMbps, opts.Congestion, opts.CoDelAnyBacklog)}
+		p.up.drops, p.down.drops = opts.Congestion && opts.Drops, opts.Congestion && opts.Drops
+		if opts.FlowBuckets > 0 {
+			p.up.bucket = func(peer int) int { return seeds.FlowBucket(opts.Seed, i, true, peer, opts.FlowBuckets) }
+			p.down.bucket = func(peer int) int { return seeds.FlowBucket(opts.Seed, i, false, peer, opts.FlowBuckets) }
+		}
+		n.ports = append(n.ports, p)
 	}
 	for _, e := range edges {
 		if _, err := n.mn.LinkPeers(n.hosts[e.A].ID(), n.hosts[e.B].ID()); err != nil {
@@ -167,6 +189,7 @@ func (n *Network) window(from, to int) *window {
 	if w == nil {
 		up, f := n.ports[from].up, n.ports[from].up.flow(to)
 		w = newWindow(func(cs ...chunk) { up.enqueue(f, cs...) })
+		w.handshakeRTT = n.lat.Between(from, to) + n.lat.Between(to, from)
 		if n.opts.QlogDir != "" && n.qlogErr == nil {
 			w.trace, n.qlogErr = newQlogTrace(n.opts.QlogDir, from, to)
 		}
@@ -184,8 +207,8 @@ func (n *Network) Start() {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for i := range n.ports {
 		p := &n.ports[i]
-		n.wg.Go(func() { p.up.serve(n.ctx, n.departed) })
-		n.wg.Go(func() { p.down.serve(n.ctx, n.deliver) })
+		n.wg.Go(func() { p.up.serve(n.ctx, n.departed, n.dropped) })
+		n.wg.Go(func() { p.down.serve(n.ctx, n.deliver, n.dropped) })
 	}
 }
 
@@ -221,7 +244,7 @@ func (n *Network) Close() error {
 // a packet leaves with its own: the writer waits only until its last chunk
 // has left, then reuses its buffer.
 func (n *Network) departed(c chunk) {
-	if c.data != nil {
+	if c.data != nil && c.buf == nil {
 		b := chunkPool.Get().(*[]byte)
 		*b = append((*b)[:0], c.data...)
 		c.data, c.buf = *b, b
@@ -237,6 +260,26 @@ func (n *Network) departed(c chunk) {
 	time.AfterFunc(n.lat.Between(s.from, s.to), func() { n.ports[s.to].down.enqueue(s.down, c) })
 }
 
+// dropped hands a chunk a link dropped back to its window to be found
+// lost. A drop at the uplink ends the writer's wait as its departure
+// would, so its bytes are copied first.
+func (n *Network) dropped(c chunk) {
+	if c.data != nil && c.buf == nil {
+		b := chunkPool.Get().(*[]byte)
+		*b = append((*b)[:0], c.data...)
+		c.data, c.buf = *b, b
+	}
+	if c.sent != nil {
+		select {
+		case c.sent <- struct{}{}:
+		default:
+		}
+		c.sent = nil
+	}
+	c.dropped = false
+	c.win.dropped(c)
+}
+
 // chunkPool holds the buffers chunks travel in between the links.
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
 
@@ -249,6 +292,34 @@ func (n *Network) deliver(c chunk) {
 		w, size, seq, marked, sent := c.win, wireBytes(len(c.data)), c.seq, c.marked, c.sentAt
 		time.AfterFunc(n.lat.Between(c.s.to, c.s.from), func() { w.acked(size, seq, marked, time.Since(sent)) })
 	}
+	if !n.opts.Drops {
+		apply(c)
+		return
+	}
+	// Drops: a stream's chunks reach the reader in order, the ones behind
+	// a loss held until it is sent again. Only this downlink's server
+	// touches the stream's receiving side.
+	s := c.s
+	if c.sseq != s.rnext {
+		if s.held == nil {
+			s.held = map[uint64]chunk{}
+		}
+		s.held[c.sseq] = c
+		return
+	}
+	for {
+		apply(c)
+		s.rnext++
+		var ok bool
+		if c, ok = s.held[s.rnext]; !ok {
+			return
+		}
+		delete(s.held, s.rnext)
+	}
+}
+
+// apply writes a chunk into the in-memory stream, or runs its action.
+func apply(c chunk) {
 	if c.then != nil {
 		c.then(c.s.Stream)
 		return
@@ -311,6 +382,13 @@ type stream struct {
 	// sent hears when a write's last chunk has left the uplink.
 	sent    chan struct{}
 	scratch []chunk
+	// mu orders a write's chunks and an action behind the data before it;
+	// wseq numbers them. rnext is the number the receiver takes next, held
+	// the chunks that came before it (Options.Drops).
+	mu    sync.Mutex
+	wseq  uint64
+	rnext uint64
+	held  map[uint64]chunk
 }
 
 // Write queues p in chunks on the sender's uplink and returns once the
@@ -354,9 +432,15 @@ func (s *stream) after(do func(network.Stream)) {
 	s.send(chunk{s: s, then: do})
 }
 
-// send puts chunks on the sender's uplink, through the connection's
-// window if it has one.
+// send numbers chunks in the stream's order and puts them on the sender's
+// uplink, through the connection's window if it has one.
 func (s *stream) send(chunks ...chunk) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range chunks {
+		chunks[i].sseq = s.wseq
+		s.wseq++
+	}
 	if s.win != nil {
 		s.win.send(chunks...)
 		return
@@ -382,4 +466,8 @@ type chunk struct {
 	win    *window
 	seq    uint64
 	sentAt time.Time
+	// dropped: a link's CoDel dropped it (Options.Drops). sseq is its
+	// number in its stream.
+	dropped bool
+	sseq    uint64
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/segdiff/segdiff/internal/devnet/embedded/netmodel"
+	"github.com/segdiff/segdiff/internal/devnet/embedded/seeds"
 )
 
 const testProto = "/flownet-test/1"
@@ -37,12 +39,22 @@ func run(t *testing.T, rates []netmodel.Rates, edges []netmodel.Edge, latency ti
 // runWith is run with the model's options.
 func runWith(t *testing.T, opts Options, rates []netmodel.Rates, edges []netmodel.Edge, latency time.Duration, transfers []transfer) []time.Duration {
 	t.Helper()
+	return runInspect(t, opts, rates, edges, latency, transfers, nil)
+}
+
+// runInspect is runWith, handing the network to inspect (if not nil) once
+// every transfer has been read.
+func runInspect(t *testing.T, opts Options, rates []netmodel.Rates, edges []netmodel.Edge, latency time.Duration, transfers []transfer, inspect func(*Network)) []time.Duration {
+	t.Helper()
 	lat, err := netmodel.NewLatency(netmodel.LatencyUniform, len(rates), 1, latency)
 	require.NoError(t, err)
 	n, err := New(rates, lat, edges, opts)
 	require.NoError(t, err)
 	n.Start()
 	defer n.Close()
+	if inspect != nil {
+		defer inspect(n)
+	}
 	ctx := context.Background()
 	hosts := n.Hosts()
 	for _, e := range edges {
@@ -207,4 +219,86 @@ func TestNewRejectsAZeroLink(t *testing.T) {
 	require.NoError(t, err)
 	_, err = New([]netmodel.Rates{{UpMbps: 50, DownMbps: 100}, {UpMbps: 0, DownMbps: 100}}, lat, nil, Options{})
 	require.ErrorContains(t, err, "node 1 has rates 0/100 Mbps")
+}
+
+// TestFlowBucketsShareAQueue_synctest: with FlowBuckets, connections that
+// hash to one bucket of a link share its queue and its turn, first come
+// first served, as in simnet's FQ-CoDel; a queue per peer shares the link
+// equally.
+func TestFlowBucketsShareAQueue_synctest(t *testing.T) {
+	const mib = 1 << 20
+	// A seed under which node 0's uplink puts peers 1 and 2 in one
+	// bucket and peer 3 in another.
+	seed := int64(0)
+	for ; ; seed++ {
+		b := func(peer int) int { return seeds.FlowBucket(seed, 0, true, peer, 128) }
+		if b(1) == b(2) && b(1) != b(3) {
+			break
+		}
+	}
+	s := serialise(mib, 50)
+	lat := 25 * time.Millisecond
+	transfers := []transfer{{0, 1, mib, 0}, {0, 2, mib, time.Millisecond}, {0, 3, mib, 0}}
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want []span
+	}{
+		{"a queue per peer", Options{}, []span{near(3*s + lat), near(3*s + lat), near(3*s + lat)}},
+		// The bucket of peers 1 and 2 and peer 3's take turns: peer 3 and
+		// peer 1, first in its bucket, finish when two transfers have
+		// left; peer 2 last.
+		{"128 buckets", Options{FlowBuckets: 128, Seed: seed}, []span{near(2*s + lat), near(3*s + lat), near(2*s + lat)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
+				rates := []netmodel.Rates{home, home, home, home}
+				edges := []netmodel.Edge{{A: 0, B: 1}, {A: 0, B: 2}, {A: 0, B: 3}}
+				got := runWith(t, tt.opts, rates, edges, lat, transfers)
+				for k, w := range tt.want {
+					if got[k] < w.lo || got[k] > w.hi {
+						t.Errorf("transfer %d: finished at %v, want %v..%v", k, got[k], w.lo, w.hi)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestDropsArriveInOrder_synctest: with Drops, CoDel drops chunks of a
+// standing queue; every dropped chunk is sent again and every stream still
+// reads its bytes whole and in order, later than when the same queue is
+// only marked (the lost chunk's round trip and the chunks held behind it).
+func TestDropsArriveInOrder_synctest(t *testing.T) {
+	const mib = 1 << 20
+	transfers := []transfer{{0, 1, mib, 0}, {0, 2, mib, 0}, {0, 3, mib, 0}}
+	home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
+	rates := []netmodel.Rates{{UpMbps: 5, DownMbps: 100}, home, home, home}
+	edges := []netmodel.Edge{{A: 0, B: 1}, {A: 0, B: 2}, {A: 0, B: 3}}
+	finish := map[bool][]time.Duration{}
+	for _, drops := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			opts := Options{Congestion: true, CoDelAnyBacklog: true, Drops: drops}
+			losses := 0
+			finish[drops] = runInspect(t, opts, rates, edges, 25*time.Millisecond, transfers, func(n *Network) {
+				n.winMu.Lock()
+				defer n.winMu.Unlock()
+				for _, w := range n.windows {
+					w.mu.Lock()
+					losses += w.losses
+					require.Empty(t, w.unseen, "a drop never found lost")
+					w.mu.Unlock()
+				}
+			})
+			t.Logf("drops %v: %d losses, finishes %v", drops, losses, finish[drops])
+			if drops {
+				require.Positive(t, losses, "no chunk was dropped")
+			} else {
+				require.Zero(t, losses)
+			}
+		})
+	}
+	last := func(d []time.Duration) time.Duration { return slices.Max(d) }
+	require.Greater(t, last(finish[true]), last(finish[false]))
 }

@@ -10,7 +10,9 @@ import (
 
 // link is one direction of a node's access link: a server that sends the
 // head chunk of each busy flow in turn, taking each chunk's wire bytes at
-// the link's rate. A flow is the peer at the other end.
+// the link's rate. A flow is the peer at the other end, or with bucket set
+// the FQ-CoDel bucket the peer's connection hashes to, which peers whose
+// connections collide there share, first come first served.
 type link struct {
 	nsPerByte float64
 	// marks: CoDel marks its flows' chunks (flows-cc), for their
@@ -19,6 +21,11 @@ type link struct {
 	// anyBacklog: CoDel judges a flow's sojourn whatever its backlog
 	// (Options.CoDelAnyBacklog).
 	anyBacklog bool
+	// drops: CoDel drops the chunks it would mark (Options.Drops).
+	drops bool
+	// bucket maps a peer to its flow's key (Options.FlowBuckets); nil: a
+	// flow per peer.
+	bucket func(peer int) int
 
 	mu    sync.Mutex
 	flows map[int]*flow
@@ -33,7 +40,7 @@ type link struct {
 	wake  chan struct{}
 }
 
-// flow is one peer's queue on a link.
+// flow is one peer's queue on a link, or one bucket's.
 type flow struct {
 	// chunks[head:] wait; the array's front is reused, so a flow fed a
 	// chunk at a time does not reallocate it.
@@ -61,12 +68,16 @@ func newLink(mbps int, marks, anyBacklog bool) *link {
 // flow returns the flow of peer, made on first use. Streams look their
 // flows up once.
 func (l *link) flow(peer int) *flow {
+	key := peer
+	if l.bucket != nil {
+		key = l.bucket(peer)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	f := l.flows[peer]
+	f := l.flows[key]
 	if f == nil {
 		f = &flow{}
-		l.flows[peer] = f
+		l.flows[key] = f
 	}
 	return f
 }
@@ -154,7 +165,11 @@ func (l *link) take(f *flow) chunk {
 		}
 		now := time.Now()
 		if f.codel.mark(now, now.Sub(c.queued), backlog) {
-			c.marked = true
+			if l.drops && c.win != nil {
+				c.dropped = true
+			} else {
+				c.marked = true
+			}
 		}
 	}
 	if f.head == len(f.chunks) {
@@ -164,8 +179,9 @@ func (l *link) take(f *flow) chunk {
 }
 
 // serve sends chunks until ctx ends, handing each to done once its wire
-// bytes have left.
-func (l *link) serve(ctx context.Context, done func(chunk)) {
+// bytes have left, and each chunk CoDel drops to dropped at once: a drop
+// takes no time on the link.
+func (l *link) serve(ctx context.Context, done, dropped func(chunk)) {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	for {
@@ -177,6 +193,10 @@ func (l *link) serve(ctx context.Context, done func(chunk)) {
 			case <-ctx.Done():
 				return
 			}
+		}
+		if c.dropped {
+			dropped(c)
+			continue
 		}
 		t.Reset(time.Duration(float64(wireBytes(len(c.data))) * l.nsPerByte))
 		select {

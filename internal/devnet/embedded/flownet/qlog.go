@@ -97,6 +97,16 @@ func (t *qlogTrace) acked(w *window, rtt time.Duration, marked, cut, limited boo
 		msString(w.minRTT), msString(t.srtt), msString(rtt), int(w.cwnd), w.inFlight))
 }
 
+// lost logs a dropped chunk found lost, and the cut if it made one.
+func (t *qlogTrace) lost(w *window, cut bool) {
+	t.event("recovery:packet_lost", "{}")
+	if cut && t.state != "recovery" {
+		t.state = "recovery"
+		t.event("recovery:congestion_state_updated", `{"new":"recovery"}`)
+	}
+	t.event("recovery:metrics_updated", fmt.Sprintf(`{"congestion_window":%d,"bytes_in_flight":%d}`, int(w.cwnd), w.inFlight))
+}
+
 func msString(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', -1, 64) }
 
 func (t *qlogTrace) close() error {

@@ -36,9 +36,9 @@ const (
 // sees the round trip rise or a link marks a chunk, then grows by a packet
 // per window (Reno's rule, where quic-go runs CUBIC; the two were not
 // compared here) and is cut to 0.7 on a mark, once per round trip.
-// A mark stands for the drop CoDel would make: the loss and its
-// retransmission are not modelled (tried: they made the stock segment
-// modes slower still; embedded/README.md, "A congestion window").
+// A mark stands for the drop CoDel would make; with Options.Drops the link
+// drops the chunk instead, and the window finds the loss (lost), cuts, and
+// sends the chunk again ahead of new data.
 type window struct {
 	mu       sync.Mutex
 	cwnd     float64
@@ -51,7 +51,15 @@ type window struct {
 	// yet, in write order.
 	waiting []chunk
 	enqueue func(...chunk)
+	// unseen holds the chunks a link dropped that the window has not yet
+	// found lost (Options.Drops), in the order they entered.
+	unseen []chunk
+	// losses counts the drops found lost.
+	losses int
 
+	// handshakeRTT is the pair's round trip, the sample QUIC's handshake
+	// gives before any data is acknowledged (for the probe timeout only).
+	handshakeRTT     time.Duration
 	minRTT, roundMin time.Duration
 	roundEnd         uint64
 	samples          int
@@ -121,12 +129,9 @@ func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
 	if w.cwnd < w.ssthresh && !marked {
 		w.hystart(seq, rtt)
 	}
-	cut := marked && seq > w.cutAt
+	cut := marked && w.cut(seq)
 	switch {
 	case cut:
-		w.cwnd = max(w.cwnd*windowCut, minWindow)
-		w.ssthresh = w.cwnd
-		w.cutAt = w.seq
 	case marked || !limited:
 	case w.cwnd < w.ssthresh:
 		w.cwnd += float64(size) // a packet per packet acknowledged
@@ -136,10 +141,79 @@ func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
 	if w.trace != nil {
 		w.trace.acked(w, rtt, marked, cut, limited)
 	}
+	// quic-go's packet threshold: a packet three or more behind one
+	// acknowledged is lost, and a chunk is three packets or more.
+	w.lose(func(c chunk) bool { return c.seq < seq })
 	in := w.admit()
 	w.mu.Unlock()
 	if len(in) > 0 {
 		w.enqueue(in...)
+	}
+}
+
+// cut takes the window to 0.7 for a congestion event on the chunk that
+// entered as seq, once per round trip: not for a chunk that entered before
+// the last cut. Call with w.mu held.
+func (w *window) cut(seq uint64) bool {
+	if seq <= w.cutAt {
+		return false
+	}
+	w.cwnd = max(w.cwnd*windowCut, minWindow)
+	w.ssthresh = w.cwnd
+	w.cutAt = w.seq
+	return true
+}
+
+// dropped takes c, which a link dropped (Options.Drops). The window finds
+// it lost when a chunk that entered after it is acknowledged or, if none
+// is, at a probe timeout.
+func (w *window) dropped(c chunk) {
+	w.mu.Lock()
+	w.unseen = append(w.unseen, c)
+	// quic-go's probe timeout is srtt + 4·rttvar + the peer's 25 ms
+	// acknowledgement delay; twice the least RTT stands for the first two.
+	rtt := w.minRTT
+	if rtt == 0 {
+		rtt = w.handshakeRTT
+	}
+	pto := 2*rtt + 25*time.Millisecond
+	w.mu.Unlock()
+	seq := c.seq
+	time.AfterFunc(pto, func() {
+		w.mu.Lock()
+		w.lose(func(c chunk) bool { return c.seq == seq })
+		in := w.admit()
+		w.mu.Unlock()
+		if len(in) > 0 {
+			w.enqueue(in...)
+		}
+	})
+}
+
+// lose finds the unseen drops that lost says are lost: their bytes leave
+// the flight, the window is cut, and they wait to be sent again ahead of
+// new data, in order. Call with w.mu held, then admit.
+func (w *window) lose(lost func(chunk) bool) {
+	var again []chunk
+	kept := w.unseen[:0]
+	for _, c := range w.unseen {
+		if !lost(c) {
+			kept = append(kept, c)
+			continue
+		}
+		w.inFlight -= wireBytes(len(c.data))
+		w.losses++
+		cut := w.cut(c.seq)
+		if w.trace != nil {
+			w.trace.lost(w, cut)
+		}
+		c.win = nil
+		again = append(again, c)
+	}
+	clear(w.unseen[len(kept):])
+	w.unseen = kept
+	if len(again) > 0 {
+		w.waiting = append(again, w.waiting...)
 	}
 }
 

@@ -2,6 +2,7 @@ package netmodel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/libp2p/go-libp2p/x/simlibp2p"
 	"github.com/marcopolo/simnet"
@@ -26,13 +27,26 @@ const (
 	// (flownet.Options.CoDelAnyBacklog). Nearer the reference on most
 	// stock-mode figures; validated for none.
 	FlowsCCSimnet = "flows-cc-simnet"
+	// FlowsCCSimnetFQ is FlowsCCSimnet with simnet's FQ-CoDel buckets: each
+	// link hashes its connections into FlowBuckets queues, which colliding
+	// connections share (flownet.Options.FlowBuckets). Validated for none.
+	FlowsCCSimnetFQ = "flows-cc-simnet-fq"
+	// FlowsCCSimnetDrops is FlowsCCSimnetFQ with CoDel's drops in place of
+	// its marks: the loss, its retransmission and the head-of-line wait of
+	// the stream behind it (flownet.Options.Drops). Validated for none.
+	FlowsCCSimnetDrops = "flows-cc-simnet-drops"
 )
 
+// FlowBuckets is how many FQ-CoDel buckets each link of the -fq and
+// -drops models hashes its connections into: simnet's default, which the
+// packet model runs.
+const FlowBuckets = simnet.DefaultFlowBucketCount
+
 // Models are the network models, the reference first.
-var Models = []string{Packets, Flows, FlowsCC, FlowsCCSimnet}
+var Models = []string{Packets, Flows, FlowsCC, FlowsCCSimnet, FlowsCCSimnetFQ, FlowsCCSimnetDrops}
 
 // Flowing reports whether model is one of package flownet's.
-func Flowing(model string) bool { return model == Flows || model == FlowsCC || model == FlowsCCSimnet }
+func Flowing(model string) bool { return model != Packets && slices.Contains(Models, model) }
 
 // Link rates of the shared classes, in Mbps.
 const (

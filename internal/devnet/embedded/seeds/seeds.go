@@ -34,6 +34,9 @@ const (
 	LossSalt uint64 = 0x1055
 	// UplinkSalt: each node's uplink within the spread.
 	UplinkSalt uint64 = 0x0b1d
+	// FlowBucketSalt: which FQ-CoDel bucket a peer's flow hashes to on
+	// each of a node's links (flows-cc-simnet).
+	FlowBucketSalt uint64 = 0xb0c7
 )
 
 // Topology returns the random regular graph's stream.
@@ -85,3 +88,16 @@ func Loss(seed int64, node int) *rand.Rand {
 
 // Uplinks returns the stream each node's uplink is drawn from.
 func Uplinks(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), UplinkSalt)) }
+
+// FlowBucket is the bucket, of buckets, that peer's flow hashes to on
+// node's uplink (or downlink). simnet hashes each packet's addresses with
+// a seed drawn per link at random; this draw is the seed's, so a run can
+// be repeated, and each link's is its own.
+func FlowBucket(seed int64, node int, uplink bool, peer, buckets int) int {
+	dir := uint64(0)
+	if uplink {
+		dir = 1
+	}
+	key := Mix(uint64(seed) ^ FlowBucketSalt ^ uint64(node)<<33 ^ dir<<32)
+	return int(Mix(key^uint64(peer)) % uint64(buckets))
+}
