@@ -244,18 +244,7 @@ func (n *Network) Close() error {
 // a packet leaves with its own: the writer waits only until its last chunk
 // has left, then reuses its buffer.
 func (n *Network) departed(c chunk) {
-	if c.data != nil && c.buf == nil {
-		b := chunkPool.Get().(*[]byte)
-		*b = append((*b)[:0], c.data...)
-		c.data, c.buf = *b, b
-	}
-	if c.sent != nil {
-		select {
-		case c.sent <- struct{}{}:
-		default:
-		}
-		c.sent = nil
-	}
+	c.release()
 	s := c.s
 	time.AfterFunc(n.lat.Between(s.from, s.to), func() { n.ports[s.to].down.enqueue(s.down, c) })
 }
@@ -264,6 +253,15 @@ func (n *Network) departed(c chunk) {
 // lost. A drop at the uplink ends the writer's wait as its departure
 // would, so its bytes are copied first.
 func (n *Network) dropped(c chunk) {
+	c.release()
+	c.dropped = false
+	c.win.dropped(c)
+}
+
+// release ends the writer's hold on c once it has left the uplink (or
+// been dropped there): its bytes move to a buffer of its own, if they have
+// not yet, and a write's last chunk tells the writer.
+func (c *chunk) release() {
 	if c.data != nil && c.buf == nil {
 		b := chunkPool.Get().(*[]byte)
 		*b = append((*b)[:0], c.data...)
@@ -276,8 +274,6 @@ func (n *Network) dropped(c chunk) {
 		}
 		c.sent = nil
 	}
-	c.dropped = false
-	c.win.dropped(c)
 }
 
 // chunkPool holds the buffers chunks travel in between the links.
