@@ -29,7 +29,8 @@ const (
 	FlowsCCSimnet = "flows-cc-simnet"
 	// FlowsCCSimnetFQ is FlowsCCSimnet with simnet's FQ-CoDel buckets: each
 	// link hashes its connections into FlowBuckets queues, which colliding
-	// connections share (flownet.Options.FlowBuckets). Validated for none.
+	// connections share (flownet.Options.FlowBuckets). Validated for
+	// segmented, tier3 and tier4 on the honest network (embedded.ModelCaveat).
 	FlowsCCSimnetFQ = "flows-cc-simnet-fq"
 	// FlowsCCSimnetDrops is FlowsCCSimnetFQ with CoDel's drops in place of
 	// its marks: the loss, its retransmission and the head-of-line wait of
