@@ -99,7 +99,7 @@ type Config struct {
 	// flownet: in-memory streams through fair-shared links, validated
 	// against packets for tiers 2-4 and some stresses: ModelCaveat;
 	// embedded/README.md).
-	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default), flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads), flows-cc (flows with a congestion window per connection; see embedded/README.md) flows-cc-simnet (flows-cc with simnet's CoDel rule; validated for no mode), flows-cc-simnet-fq (and simnet's 128 FQ-CoDel buckets a link; validated for segmented, tier3 and tier4) or flows-cc-simnet-drops (and drops with retransmission in place of marks; validated for no mode)"`
+	NetModel     string        `json:"net_model,omitempty" doc:"network model: packets (QUIC on simnet, the reference; the default), flows (in-memory streams through fair-shared links; validated against packets for tiers 2-4, warm payloads), flows-cc (flows with a congestion window per connection; see embedded/README.md) flows-cc-simnet (flows-cc with simnet's CoDel rule; validated for no mode), flows-cc-simnet-fq (and simnet's 128 FQ-CoDel buckets a link; validated for segmented, tier3 and tier4) flows-cc-simnet-drops (and drops with retransmission in place of marks; validated for no mode) or flows-cc-simnet-fq-packed (flows-cc-simnet-fq whose writes return once in flight, as quic-go's; see embedded.ModelCaveat)"`
 	SlotDuration time.Duration `json:"slot_duration" flag:"slot" doc:"slot duration"`
 	InstallDelay time.Duration `json:"install_delay" doc:"block install delay after arrival"`
 	// InstallTimeout: after it a payload message waiting for its block is

@@ -106,7 +106,8 @@ func value(m *dto.Metric) float64 {
 // the flows models: their links lose nothing, and what the -drops model's
 // links drop is sent again). The -fq and -drops models change only how the
 // links queue, so they run one stock and one tiered mode, to keep the race
-// stage short.
+// stage short; -fq-packed changes when a write returns to the policy, so it
+// runs every mode.
 func TestDiffusion_synctest(t *testing.T) {
 	linksOnly := map[string]bool{netmodel.FlowsCCSimnetFQ: true, netmodel.FlowsCCSimnetDrops: true}
 	for _, mode := range diffusion.Modes() {

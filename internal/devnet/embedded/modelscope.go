@@ -56,6 +56,11 @@ var flowsCCSimnetFQEdge = map[mode.Mode]string{
 	mode.Segmented: "within the rule on its judged runs, its second runs were 10–12 % fast at the median (−10.2 % at 100 nodes, −11.6 % at 500)",
 }
 
+// flowsCCSimnetFQPackedValidated are the modes the flows-cc-simnet-fq-packed
+// model carries by the same rule (qlog-findings.md, "Writes that return in
+// flight"), on the honest network.
+var flowsCCSimnetFQPackedValidated = []mode.Mode{}
+
 // ModelCaveat is one line on why c's figures may not stand for the packet
 // model's, or "" when they may: c runs the packet model, or a flows model
 // where it was validated. For the flows model that covers warm payloads
@@ -79,6 +84,15 @@ func (c Config) ModelCaveat() string {
 		}
 		if edge, ok := flowsCCSimnetFQEdge[c.Mode]; ok {
 			return fmt.Sprintf("the flows-cc-simnet-fq network model carries %s at the rule's edge: %s %s", c.Mode, edge, where)
+		}
+		return ""
+	case netmodel.FlowsCCSimnetFQPacked:
+		const where = `(internal/devnet/embedded/qlog-findings.md, "Writes that return in flight")`
+		if !slices.Contains(flowsCCSimnetFQPackedValidated, c.Mode) {
+			return fmt.Sprintf("the flows-cc-simnet-fq-packed network model is not validated against the packet model for mode %s: these figures are its own %s", c.Mode, where)
+		}
+		if outside := c.stressesOutside(nil); len(outside) > 0 {
+			return fmt.Sprintf("the flows-cc-simnet-fq-packed network model is validated against the packet model on the honest network only, not for %s under %s: these figures are its own %s", c.Mode, strings.Join(outside, ", "), where)
 		}
 		return ""
 	case netmodel.FlowsCC:

@@ -325,14 +325,16 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		}
 		net.Start()
 		return meta.Nodes, net.Close, nil
-	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet, netmodel.FlowsCCSimnetFQ, netmodel.FlowsCCSimnetDrops:
+	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet, netmodel.FlowsCCSimnetFQ, netmodel.FlowsCCSimnetDrops, netmodel.FlowsCCSimnetFQPacked:
 		m := plan.NetModel
+		bucketed := m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops || m == netmodel.FlowsCCSimnetFQPacked
 		opts := flownet.Options{
 			Congestion:      m != netmodel.Flows,
-			CoDelAnyBacklog: m == netmodel.FlowsCCSimnet || m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops,
+			CoDelAnyBacklog: m == netmodel.FlowsCCSimnet || bucketed,
 			Drops:           m == netmodel.FlowsCCSimnetDrops,
+			PackedWrites:    m == netmodel.FlowsCCSimnetFQPacked,
 		}
-		if m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops {
+		if bucketed {
 			opts.FlowBuckets, opts.Seed = netmodel.FlowBuckets, plan.Seed
 		}
 		if opts.Congestion {

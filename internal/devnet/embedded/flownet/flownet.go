@@ -101,6 +101,15 @@ type Options struct {
 	// data; the receiver holds the stream's later chunks until it arrives
 	// (head-of-line blocking), as QUIC does for a lost packet.
 	Drops bool
+	// PackedWrites (with Congestion): a write returns once the window has
+	// let its last chunk in, as quic-go's returns once all but a packet's
+	// worth of its data is packed into packets (send_stream.go), rather
+	// than once that chunk has left the uplink. The writer's next message
+	// then queues behind the data in flight: a control message the
+	// application sends ahead of its own queue (gossipsub's IDONTWANT)
+	// waits for the connection's queue at the uplink, not only for the
+	// chunk in service, and duplicates it would have stopped go out.
+	PackedWrites bool
 }
 
 // Network is a flows-model network of hosts, one per node, in index order.
@@ -190,6 +199,7 @@ func (n *Network) window(from, to int) *window {
 		up, f := n.ports[from].up, n.ports[from].up.flow(to)
 		w = newWindow(func(cs ...chunk) { up.enqueue(f, cs...) })
 		w.handshakeRTT = n.lat.Between(from, to) + n.lat.Between(to, from)
+		w.packedWrites = n.opts.PackedWrites
 		if n.opts.QlogDir != "" && n.qlogErr == nil {
 			w.trace, n.qlogErr = newQlogTrace(n.opts.QlogDir, from, to)
 		}
@@ -259,8 +269,9 @@ func (n *Network) dropped(c chunk) {
 }
 
 // release ends the writer's hold on c once it has left the uplink (or
-// been dropped there): its bytes move to a buffer of its own, if they have
-// not yet, and a write's last chunk tells the writer.
+// been dropped there, or with PackedWrites entered it): its bytes move to
+// a buffer of its own, if they have not yet, and a write's last chunk
+// tells the writer.
 func (c *chunk) release() {
 	if c.data != nil && c.buf == nil {
 		b := chunkPool.Get().(*[]byte)
@@ -388,7 +399,8 @@ type stream struct {
 }
 
 // Write queues p in chunks on the sender's uplink and returns once the
-// last has left it.
+// last has left it, or with Options.PackedWrites once the window has let
+// it in.
 func (s *stream) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

@@ -302,3 +302,52 @@ func TestDropsArriveInOrder_synctest(t *testing.T) {
 	last := func(d []time.Duration) time.Duration { return slices.Max(d) }
 	require.Greater(t, last(finish[true]), last(finish[false]))
 }
+
+// TestPackedWritesReturnInFlight_synctest: with PackedWrites a write that
+// fits the window returns at once, before its bytes have left the uplink,
+// and the writer may reuse its buffer: the reader still gets what was
+// written. Without it the write returns once its last chunk has left.
+func TestPackedWritesReturnInFlight_synctest(t *testing.T) {
+	const size = 16 << 10 // inside the initial window
+	for _, tt := range []struct {
+		name   string
+		packed bool
+		want   span
+	}{
+		{"a write returns once it has left the uplink", false, near(serialise(size-1, 5))},
+		{"a packed write returns once in flight", true, span{0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
+				lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
+				require.NoError(t, err)
+				n, err := New([]netmodel.Rates{{UpMbps: 5, DownMbps: 100}, home}, lat, []netmodel.Edge{{A: 0, B: 1}}, Options{Congestion: true, PackedWrites: tt.packed})
+				require.NoError(t, err)
+				n.Start()
+				defer n.Close()
+				ctx := context.Background()
+				a, b := n.Hosts()[0], n.Hosts()[1]
+				require.NoError(t, a.Connect(ctx, peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}))
+				got := make(chan []byte, 1)
+				b.SetStreamHandler(testProto, func(s network.Stream) {
+					data, err := io.ReadAll(s)
+					require.NoError(t, err)
+					got <- data
+				})
+				s, err := a.NewStream(ctx, b.ID(), testProto)
+				require.NoError(t, err)
+				synctest.Wait()
+				buf := payload(1, size)
+				begin := time.Now()
+				_, err = s.Write(buf)
+				require.NoError(t, err)
+				returned := time.Since(begin)
+				require.True(t, returned >= tt.want.lo && returned <= tt.want.hi, "write returned after %v, want %v..%v", returned, tt.want.lo, tt.want.hi)
+				clear(buf) // the writer reuses its buffer
+				require.NoError(t, s.Close())
+				require.True(t, bytes.Equal(payload(1, size), <-got), "the bytes arrived changed")
+			})
+		})
+	}
+}

@@ -65,6 +65,10 @@ type window struct {
 	samples          int
 	inRound          bool
 
+	// packedWrites: a chunk is released to its writer as it enters
+	// (Options.PackedWrites).
+	packedWrites bool
+
 	// trace logs the window's events (Options.QlogDir), or is nil.
 	trace *qlogTrace
 }
@@ -107,6 +111,9 @@ func (w *window) admit() []chunk {
 		}
 		w.seq++
 		c.win, c.seq, c.sentAt = w, w.seq, now
+		if w.packedWrites {
+			c.release()
+		}
 		in = append(in, c)
 	}
 	if len(w.waiting) == 0 {

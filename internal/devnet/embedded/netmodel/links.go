@@ -36,15 +36,21 @@ const (
 	// its marks: the loss, its retransmission and the head-of-line wait of
 	// the stream behind it (flownet.Options.Drops). Validated for none.
 	FlowsCCSimnetDrops = "flows-cc-simnet-drops"
+	// FlowsCCSimnetFQPacked is FlowsCCSimnetFQ with quic-go's writes: a
+	// write returns once its data is in flight, not once it has left the
+	// uplink (flownet.Options.PackedWrites), so an application's urgent
+	// control message waits behind the connection's queued data as over
+	// QUIC (embedded.ModelCaveat says for which modes it is validated).
+	FlowsCCSimnetFQPacked = "flows-cc-simnet-fq-packed"
 )
 
-// FlowBuckets is how many FQ-CoDel buckets each link of the -fq and
-// -drops models hashes its connections into: simnet's default, which the
+// FlowBuckets is how many FQ-CoDel buckets each link of the -fq, -drops
+// and -fq-packed models hashes its connections into: simnet's default, which the
 // packet model runs.
 const FlowBuckets = simnet.DefaultFlowBucketCount
 
 // Models are the network models, the reference first.
-var Models = []string{Packets, Flows, FlowsCC, FlowsCCSimnet, FlowsCCSimnetFQ, FlowsCCSimnetDrops}
+var Models = []string{Packets, Flows, FlowsCC, FlowsCCSimnet, FlowsCCSimnetFQ, FlowsCCSimnetDrops, FlowsCCSimnetFQPacked}
 
 // Flowing reports whether model is one of package flownet's.
 func Flowing(model string) bool { return model != Packets && slices.Contains(Models, model) }
