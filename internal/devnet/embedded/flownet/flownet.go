@@ -23,7 +23,8 @@
 // round trip, not an equal share whenever it has data, which is what the
 // stock segment modes, with every uplink full, turn on. Options bring it
 // nearer simnet's links one rule at a time (CoDelAnyBacklog, FlowBuckets,
-// Drops), each a named model of package netmodel.
+// Drops), and nearer quic-go's streams (PackedWrites), each a named model of
+// package netmodel.
 package flownet
 
 import (

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -187,16 +188,8 @@ func TestFlowsShareTheUplink_synctest(t *testing.T) {
 // this), and the stream's first byte arrives no earlier than the latency.
 func TestNegotiationTakesALatency_synctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
-		lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
-		require.NoError(t, err)
-		n, err := New([]netmodel.Rates{home, home}, lat, []netmodel.Edge{{A: 0, B: 1}}, Options{})
-		require.NoError(t, err)
-		n.Start()
-		defer n.Close()
+		a, b := pair(t, netmodel.Rates{UpMbps: 50, DownMbps: 100}, Options{})
 		ctx := context.Background()
-		a, b := n.Hosts()[0], n.Hosts()[1]
-		require.NoError(t, a.Connect(ctx, peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}))
 		begin := time.Now()
 		opened := make(chan error, 1)
 		go func() {
@@ -212,6 +205,21 @@ func TestNegotiationTakesALatency_synctest(t *testing.T) {
 		require.NoError(t, <-opened)
 		require.GreaterOrEqual(t, <-got, 25*time.Millisecond)
 	})
+}
+
+// pair starts a two-node network, node 0 on up and node 1 on a home link,
+// 25 ms apart, and connects them; it closes when t ends.
+func pair(t *testing.T, up netmodel.Rates, opts Options) (a, b host.Host) {
+	t.Helper()
+	lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
+	require.NoError(t, err)
+	n, err := New([]netmodel.Rates{up, {UpMbps: 50, DownMbps: 100}}, lat, []netmodel.Edge{{A: 0, B: 1}}, opts)
+	require.NoError(t, err)
+	n.Start()
+	t.Cleanup(func() { _ = n.Close() })
+	a, b = n.Hosts()[0], n.Hosts()[1]
+	require.NoError(t, a.Connect(context.Background(), peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}))
+	return a, b
 }
 
 func TestNewRejectsAZeroLink(t *testing.T) {
@@ -319,16 +327,8 @@ func TestPackedWritesReturnInFlight_synctest(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				home := netmodel.Rates{UpMbps: 50, DownMbps: 100}
-				lat, err := netmodel.NewLatency(netmodel.LatencyUniform, 2, 1, 25*time.Millisecond)
-				require.NoError(t, err)
-				n, err := New([]netmodel.Rates{{UpMbps: 5, DownMbps: 100}, home}, lat, []netmodel.Edge{{A: 0, B: 1}}, Options{Congestion: true, PackedWrites: tt.packed})
-				require.NoError(t, err)
-				n.Start()
-				defer n.Close()
+				a, b := pair(t, netmodel.Rates{UpMbps: 5, DownMbps: 100}, Options{Congestion: true, PackedWrites: tt.packed})
 				ctx := context.Background()
-				a, b := n.Hosts()[0], n.Hosts()[1]
-				require.NoError(t, a.Connect(ctx, peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}))
 				got := make(chan []byte, 1)
 				b.SetStreamHandler(testProto, func(s network.Stream) {
 					data, err := io.ReadAll(s)

@@ -40,7 +40,8 @@ const (
 	// write returns once its data is in flight, not once it has left the
 	// uplink (flownet.Options.PackedWrites), so an application's urgent
 	// control message waits behind the connection's queued data as over
-	// QUIC (embedded.ModelCaveat says for which modes it is validated).
+	// QUIC. Validated for segmented-batch and tiers 2-4 on the honest
+	// network (embedded.ModelCaveat).
 	FlowsCCSimnetFQPacked = "flows-cc-simnet-fq-packed"
 )
 
