@@ -170,7 +170,7 @@ func (c *collector) completions(slot uint64) []time.Time {
 // Run runs plan inside the caller's synctest bubble and returns what it
 // measured. Progress lines go to progress.
 func Run(plan Plan, progress io.Writer) (*result.Run, error) {
-	hosts, closeNet, err := buildNetwork(plan)
+	hosts, closeNet, checkNet, err := buildNetwork(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +294,9 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 	// Let the last slot run out so stragglers finish or time out.
 	time.Sleep(time.Until(timing.SlotStart(uint64(len(plan.Payloads)) + 1)))
 	slotWall[len(plan.Payloads)-1] = wallNow().Sub(lastWall)
+	if err := checkNet(); err != nil {
+		return nil, err
+	}
 
 	res := &result.Run{Builder: plan.Builder, Edges: len(plan.Edges), Timing: timing, Setup: setup, SetupWall: setupWall, SlotWall: slotWall}
 	res.Nodes = nodeInfos(plan, nodes)
@@ -311,8 +314,9 @@ func Run(plan Plan, progress io.Writer) (*result.Run, error) {
 }
 
 // buildNetwork starts the plan's network model inside the bubble and
-// returns its hosts in node order and how to close it.
-func buildNetwork(plan Plan) ([]host.Host, func(), error) {
+// returns its hosts in node order, how to close it, and how to check it
+// for a defect of the model once the run is over.
+func buildNetwork(plan Plan) ([]host.Host, func(), func() error, error) {
 	rates := make([]netmodel.Rates, len(plan.Nodes))
 	for i, n := range plan.Nodes {
 		rates[i] = n.Rates
@@ -321,10 +325,10 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 	case netmodel.Packets:
 		net, meta, err := simlibp2p.SimpleLibp2pNetwork(netmodel.Groups(rates), plan.Latency.PacketLatency, simlibp2p.NetworkSettings{UseBlankHost: true})
 		if err != nil {
-			return nil, nil, fmt.Errorf("build simulated network: %w", err)
+			return nil, nil, nil, fmt.Errorf("build simulated network: %w", err)
 		}
 		net.Start()
-		return meta.Nodes, net.Close, nil
+		return meta.Nodes, net.Close, func() error { return nil }, nil
 	case netmodel.Flows, netmodel.FlowsCC, netmodel.FlowsCCSimnet, netmodel.FlowsCCSimnetFQ, netmodel.FlowsCCSimnetDrops, netmodel.FlowsCCSimnetFQPacked:
 		m := plan.NetModel
 		bucketed := m == netmodel.FlowsCCSimnetFQ || m == netmodel.FlowsCCSimnetDrops || m == netmodel.FlowsCCSimnetFQPacked
@@ -345,12 +349,12 @@ func buildNetwork(plan Plan) ([]host.Host, func(), error) {
 		}
 		net, err := flownet.New(rates, plan.Latency, plan.Edges, opts)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		net.Start()
-		return net.Hosts(), func() { _ = net.Close() }, nil
+		return net.Hosts(), func() { _ = net.Close() }, net.Check, nil
 	}
-	return nil, nil, fmt.Errorf("network model %q, want one of %s", plan.NetModel, strings.Join(netmodel.Models, ", "))
+	return nil, nil, nil, fmt.Errorf("network model %q, want one of %s", plan.NetModel, strings.Join(netmodel.Models, ", "))
 }
 
 // connect dials every edge, the lower index dialling the higher, all at

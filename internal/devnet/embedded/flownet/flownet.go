@@ -34,6 +34,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -124,6 +125,9 @@ type Network struct {
 
 	winMu   sync.Mutex
 	windows map[[2]int]*window
+	// disordered counts the chunks that reached their stream out of the
+	// order they were written in (see Check).
+	disordered atomic.Int64
 	// qlogErr is the first error creating a window's trace.
 	qlogErr error
 
@@ -207,6 +211,15 @@ func (n *Network) window(from, to int) *window {
 		n.windows[k] = w
 	}
 	return w
+}
+
+// Check reports a defect of the model seen so far: chunks that reached
+// their stream out of write order, which a reader sees as corrupt data.
+func (n *Network) Check() error {
+	if k := n.disordered.Load(); k > 0 {
+		return fmt.Errorf("flows network: %d chunks reached their stream out of the order they were written in (a defect of the model: the run's figures are not to be used)", k)
+	}
+	return nil
 }
 
 // Hosts are the nodes' hosts in index order.
@@ -301,6 +314,14 @@ func (n *Network) deliver(c chunk) {
 		time.AfterFunc(n.lat.Between(c.s.to, c.s.from), func() { w.acked(size, seq, marked, time.Since(sent)) })
 	}
 	if !n.opts.Drops {
+		// Without drops nothing is sent again, so a stream's chunks must
+		// arrive in the order they were written: one that does not is a
+		// defect of the model, which a run must not report as a figure.
+		if s := c.s; c.sseq != s.rnext {
+			n.disordered.Add(1)
+			s.rnext = c.sseq
+		}
+		c.s.rnext++
 		apply(c)
 		return
 	}
@@ -392,7 +413,7 @@ type stream struct {
 	scratch []chunk
 	// mu orders a write's chunks and an action behind the data before it;
 	// wseq numbers them. rnext is the number the receiver takes next, held
-	// the chunks that came before it (Options.Drops).
+	// (Options.Drops) the chunks that came before it.
 	mu    sync.Mutex
 	wseq  uint64
 	rnext uint64

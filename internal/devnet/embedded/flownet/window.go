@@ -81,17 +81,18 @@ func newWindow(enqueue func(...chunk)) *window {
 func (w *window) send(chunks ...chunk) {
 	w.mu.Lock()
 	w.waiting = append(w.waiting, chunks...)
-	in := w.admit()
+	w.admit()
 	w.mu.Unlock()
-	if len(in) > 0 {
-		w.enqueue(in...)
-	}
 }
 
-// admit takes the waiting chunks that fit, in order; an action passes once
-// the data before it is in. A chunk always enters an empty window. Call
-// with w.mu held.
-func (w *window) admit() []chunk {
+// admit takes the waiting chunks that fit, in order, and queues them on
+// the uplink; an action passes once the data before it is in. A chunk
+// always enters an empty window. Call with w.mu held: the uplink must get
+// the chunks in the order the window let them in, and a writer and an
+// acknowledgement admit at the same instant (the writer a packed write
+// released wakes while the acknowledgement is still admitting), so
+// queueing after the unlock sent streams' bytes out of order.
+func (w *window) admit() {
 	var in []chunk
 	now := time.Now()
 	for len(w.waiting) > 0 {
@@ -119,7 +120,9 @@ func (w *window) admit() []chunk {
 	if len(w.waiting) == 0 {
 		w.waiting = nil // drop the array a burst grew
 	}
-	return in
+	if len(in) > 0 {
+		w.enqueue(in...)
+	}
 }
 
 // acked takes the acknowledgement of a chunk of size wire bytes that
@@ -151,11 +154,8 @@ func (w *window) acked(size int, seq uint64, marked bool, rtt time.Duration) {
 	// quic-go's packet threshold: a packet three or more behind one
 	// acknowledged is lost, and a chunk is three packets or more.
 	w.lose(func(c chunk) bool { return c.seq < seq })
-	in := w.admit()
+	w.admit()
 	w.mu.Unlock()
-	if len(in) > 0 {
-		w.enqueue(in...)
-	}
 }
 
 // cut takes the window to 0.7 for a congestion event on the chunk that
@@ -189,11 +189,8 @@ func (w *window) dropped(c chunk) {
 	time.AfterFunc(pto, func() {
 		w.mu.Lock()
 		w.lose(func(c chunk) bool { return c.seq == seq })
-		in := w.admit()
+		w.admit()
 		w.mu.Unlock()
-		if len(in) > 0 {
-			w.enqueue(in...)
-		}
 	})
 }
 
