@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -378,7 +379,7 @@ func dockerfileBeforeIssue20(t *testing.T) string {
 // Docker is asked, when the Dockerfile's download step cannot see a local
 // replace target of the checkout's go.mod; the repository's Dockerfile passes.
 func TestPatchesBuildContext(t *testing.T) {
-	noDocker(t)
+	noDocker(t, "git") // check and build apply the patches with git
 	manifest, source := localReplaceRepo(t, dockerfileBeforeIssue20(t))
 	const want = `RUN go mod download cannot see the target of go.mod:7 "replace example.com/dep => ./third_party/dep" (/src/third_party/dep/go.mod is not in the stage at this step); before this step COPY third_party/dep /src/third_party/dep, or bind-mount the checkout into it: RUN --mount=type=bind,target=/src go mod download`
 	for _, verb := range []string{"check", "build"} {
@@ -398,17 +399,25 @@ func TestPatchesBuildContext(t *testing.T) {
 	}
 }
 
-// noDocker hides any docker command: PATH keeps only the directories
-// without one.
-func noDocker(t *testing.T) {
+// noDocker hides any docker command, leaving tools on PATH: PATH becomes a
+// directory of links to those alone. Dropping the directories that hold
+// docker instead dropped /usr/bin, git's, on Debian's docker.io.
+func noDocker(t *testing.T, tools ...string) {
 	t.Helper()
-	var keep []string
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(d, "docker")); err != nil {
-			keep = append(keep, d)
+	dir := t.TempDir()
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatalf("the test needs %s on PATH: %v", tool, err)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", strings.Join(keep, string(os.PathListSeparator)))
+	t.Setenv("PATH", dir)
+	if p, err := exec.LookPath("docker"); err == nil {
+		t.Fatalf("docker still on PATH at %s", p)
+	}
 }
 
 func TestPatchesUsage(t *testing.T) {

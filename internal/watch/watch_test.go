@@ -3,17 +3,17 @@ package watch_test
 import (
 	"context"
 	"fmt"
-	"math"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/beacon/beacontest"
 	"github.com/segdiff/segdiff/internal/devnet"
-	"github.com/segdiff/segdiff/internal/racedetector"
 	"github.com/segdiff/segdiff/internal/watch"
 	"github.com/segdiff/segdiff/metrics"
 )
@@ -23,11 +23,6 @@ const (
 	slots     = 4
 	slotBytes = 700_000
 )
-
-// tolerance is the scheduling slack a loaded 2-core machine gives a timer;
-// the receipt bias itself is well below it. The race detector slows every
-// goroutine: a receipt came 31 ms after its time (make race, 2026-12-02).
-var tolerance = map[bool]time.Duration{false: 25 * time.Millisecond, true: 75 * time.Millisecond}[racedetector.Enabled]
 
 // offsets are each node's event times into a slot.
 type offsets struct{ gossip, available time.Duration }
@@ -72,12 +67,20 @@ func (sizer) PayloadSize(_ context.Context, slot uint64) (beacon.PayloadSize, er
 	return beacon.PayloadSize{Raw: 1 << 20, Compressed: 700_000 + int(slot)}, nil
 }
 
-// TestWatch runs a fake network on the wall clock: builder b00; n01 with a
-// per-topic byte counter; n02, whose stream drops once in slot 2 while it
-// reports the payload gossip-valid; n03, whose stream is up but never
-// emits; n04 without a beacon API. Every reading is checked against the
-// schedule.
+// TestWatch runs a fake network in a synctest bubble: builder b00; n01
+// with a per-topic byte counter; n02, whose stream drops once in slot 2
+// while it reports the payload gossip-valid; n03, whose stream is up but
+// never emits; n04 without a beacon API. Every reading is checked against
+// the schedule. On the wall clock a loaded machine delayed receipts past
+// any tolerance (slot 2 available at 781 ms, want 750 ms +0..25 ms); in
+// the bubble's virtual time an event is received in the instant the fake
+// emits it, so every time must equal the schedule's exactly.
 func TestWatch(t *testing.T) {
+	synctest.Test(t, testWatch)
+}
+
+func testWatch(t *testing.T) {
+	memnet := newMemNet(t)
 	clock := &beacontest.Clock{Lead: 200 * time.Millisecond}
 	chain := beacontest.NewChain(time.Time{})
 	chain.Clock = clock
@@ -91,15 +94,13 @@ func TestWatch(t *testing.T) {
 		case "n02":
 			stream.DropAt = 2*slotDur + 110*time.Millisecond
 		case "n01":
-			srv := httptest.NewServer(counter(clock))
-			t.Cleanup(srv.Close)
-			n.MetricsURL = srv.URL + "/metrics"
+			n.MetricsURL = memnet.serve(t, id+".metrics", counter(clock)) + "/metrics"
 		}
 		if o, ok := timings[id]; ok {
 			stream.Events = events(o)
 		}
 		if id != "n04" {
-			n.BeaconURL = beacontest.NewNodeServer(t, chain, stream).URL
+			n.BeaconURL = memnet.serve(t, id+".beacon", beacontest.Node(chain, stream))
 		}
 		nodes = append(nodes, n)
 	}
@@ -120,8 +121,8 @@ func TestWatch(t *testing.T) {
 	}
 	near := func(what string, got time.Time, want time.Time) {
 		t.Helper()
-		if d := got.Sub(want); d < 0 || d > tolerance {
-			t.Errorf("%s at %v, want %v (+0..%v)", what, got.Sub(timing.Genesis), want.Sub(timing.Genesis), tolerance)
+		if !got.Equal(want) {
+			t.Errorf("%s at %v, want %v", what, got.Sub(timing.Genesis), want.Sub(timing.Genesis))
 		}
 	}
 	for s := uint64(1); s <= slots; s++ {
@@ -137,7 +138,7 @@ func TestWatch(t *testing.T) {
 		n1 := snaps["n01"].Slot(s)
 		near(fmt.Sprintf("slot %d n01 available", s), n1.Completed, start.Add(150*time.Millisecond))
 		near(fmt.Sprintf("slot %d n01 block", s), n1.BlockInstalled, start.Add(30*time.Millisecond))
-		if d, ok := n1.CompletionFrom(b.Reveal); !ok || math.Abs(float64(d-100*time.Millisecond)) > float64(tolerance) {
+		if d, ok := n1.CompletionFrom(b.Reveal); !ok || d != 100*time.Millisecond {
 			t.Errorf("slot %d n01 completion from the reveal %v, want 100ms", s, d)
 		}
 		if s < slots && (!n1.HasSeries(metrics.NameReceivedBytes+`{kind="data"}`) || n1.DataBytes != slotBytes) {
@@ -174,6 +175,87 @@ func TestWatch(t *testing.T) {
 		t.Errorf("unwatched node: %v", err)
 	}
 }
+
+// memNet is an in-memory network for TestWatch's bubble: a goroutine
+// blocked on a loopback socket (httptest) is not durably blocked, so the
+// bubble's clock would never advance. Each host is an http.Server whose
+// connections are net.Pipe ends, which block on the bubble's channels.
+// The watcher's HTTP clients have no transport of their own, so while the
+// test runs http.DefaultTransport dials these hosts.
+type memNet struct {
+	mu    sync.Mutex
+	hosts map[string]*pipeListener // by host:port
+}
+
+func newMemNet(t *testing.T) *memNet {
+	m := &memNet{hosts: map[string]*pipeListener{}}
+	tr := &http.Transport{DialContext: m.dial}
+	saved := http.DefaultTransport
+	http.DefaultTransport = tr
+	t.Cleanup(func() {
+		http.DefaultTransport = saved
+		tr.CloseIdleConnections()
+	})
+	return m
+}
+
+// serve serves h at http://host until t's cleanup and returns that URL.
+func (m *memNet) serve(t *testing.T, host string, h http.Handler) string {
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	m.mu.Lock()
+	m.hosts[host+":80"] = l
+	m.mu.Unlock()
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + host
+}
+
+func (m *memNet) dial(ctx context.Context, _, addr string) (net.Conn, error) {
+	m.mu.Lock()
+	l := m.hosts[addr]
+	m.mu.Unlock()
+	if l == nil {
+		return nil, fmt.Errorf("memnet: no host %s", addr)
+	}
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pipeListener hands a server the connections memNet dials.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
 
 func TestStartRefuses(t *testing.T) {
 	timing := devnet.Timing{Genesis: time.Now(), SlotDuration: time.Second}
