@@ -69,6 +69,7 @@ func EnvVars() []EnvVar {
 		{Name: "SEGDIFF_BIN", Default: "built on demand", Doc: "prebuilt `segdiff` binary for the embedded backend (make e2e sets it)", parse: parseExecutable},
 		{Name: "SEGDIFF_ENDPOINTS", Default: "`.devnet/<enclave>/endpoints.json`", Doc: "the Kurtosis enclave's endpoints file (read and checked by the kurtosis backend's preflight)", parse: func(*Config, string) error { return nil }},
 		{Name: "SEGDIFF_ENCLAVE", Default: "`segdiff`", Doc: "the Kurtosis enclave whose endpoints file the kurtosis backend reads", parse: parseEnclave},
+		{Name: "SEGDIFF_PACKAGE_SOURCES", Default: "unset", Doc: "a directory of ethereum-package's and its imports' source archives with their `SHA256SUMS`: `segdiff devnet up` (`make devnet-up`) runs them instead of cloning from GitHub (its `--package-sources`; see `internal/devnet/kurtosis/README.md`)", parse: parseDir},
 		{Name: "SEGDIFF_ETHPKG_DIR", Default: "unset", Doc: "a checkout of ethereum-package at the pinned commit: `internal/starlarktest` then runs the real package (see `kurtosis/README.md`)", parse: parseDir},
 		{Name: "SEGDIFF_TEST_AS_GODOG_CLI", Internal: true, Doc: "entry_test.go: the test binary acts as the godog CLI's runner", parse: flag01(nil)},
 		{Name: "SEGDIFF_TEST_BROKEN", Internal: true, Doc: "entry_test.go: marks TestBrokenNetworkFailsTheSuite's subprocess", parse: flag01(nil)},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -25,10 +26,13 @@ func init() {
 }
 
 const devnetUsage = `usage:
-  segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--clients FILE] [--endpoints-dir DIR] [--privileged] [--fresh]
+  segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--package-sources DIR] [--clients FILE] [--endpoints-dir DIR]
+                        [--privileged] [--fresh] [--progress-slots N] [--stall-slots N] [--chain-timeout D]
   segdiff devnet down   [--enclave NAME] [--endpoints-dir DIR]
   segdiff devnet status [--enclave NAME] [--endpoints-dir DIR] [--json]
-Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see internal/devnet/kurtosis/README.md.`
+Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see internal/devnet/kurtosis/README.md.
+Offline, --package-sources DIR (default $` + kurtosis.EnvPackageSources + `) runs ethereum-package and its imports from the
+source archives in DIR, checked against DIR/SHA256SUMS, instead of cloning them from GitHub.`
 
 // runDevnet implements `segdiff devnet up|down|status`. Exit 0 on success,
 // 1 on failure, 2 on usage errors.
@@ -43,8 +47,10 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	endpointsDir := fset.String("endpoints-dir", kurtosis.DefaultEndpointsDir, "where <enclave>/endpoints.json lives")
 	connectTimeout := fset.Duration("connect-timeout", 10*time.Second, "how long to wait for the Kurtosis engine")
 	var (
-		paramsFile, pkg, clients  *string
-		privileged, fresh, asJSON *bool
+		paramsFile, pkg, clients, sources *string
+		privileged, fresh, asJSON         *bool
+		progressSlots, stallSlots         *uint64
+		chainTimeout                      *time.Duration
 	)
 	switch sub {
 	case "up":
@@ -53,6 +59,11 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		clients = fset.String("clients", clientpatch.DefaultPath, "client-patches manifest for @clients/<name> images")
 		privileged = fset.Bool("privileged", false, "allow privileged containers (implied by segdiff.link_classes)")
 		fresh = fset.Bool("fresh", false, "destroy a same-named enclave first instead of re-running in it")
+		sources = fset.String("package-sources", os.Getenv(kurtosis.EnvPackageSources),
+			"directory of ethereum-package's and its imports' source archives + SHA256SUMS, run instead of cloning from GitHub (default $"+kurtosis.EnvPackageSources+")")
+		progressSlots = fset.Uint64("progress-slots", 2, "succeed once every CL's head advanced this many slots (0: return when the package run ends)")
+		stallSlots = fset.Uint64("stall-slots", 2, "fail once a CL's head is this many slots behind the wall clock and not advancing")
+		chainTimeout = fset.Duration("chain-timeout", 10*time.Minute, "how long to wait for chain progress after the package run")
 	case "down":
 	case "status":
 		asJSON = fset.Bool("json", false, "print the endpoints file as JSON instead of tables")
@@ -92,6 +103,10 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			kurtosis.WithParamsCheck(checkParams(*clients)),
 			kurtosis.WithAllowPrivilegedMode(*privileged),
 			kurtosis.WithFresh(*fresh),
+			kurtosis.WithPackageSources(*sources),
+			kurtosis.WithProgressSlots(*progressSlots),
+			kurtosis.WithStallSlots(*stallSlots),
+			kurtosis.WithChainTimeout(*chainTimeout),
 		)...)
 		if err == nil {
 			fmt.Fprintf(stdout, "enclave %s: %d nodes, prometheus %s\nendpoints: %s\n", e.Enclave, len(e.Nodes), e.PrometheusURL,

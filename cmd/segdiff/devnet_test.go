@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ var (
 )
 
 func TestDevnetUsage(t *testing.T) {
+	t.Setenv(kurtosis.EnvPackageSources, "") // the params check comes first without sources
 	tests := []struct {
 		name       string
 		args       []string
@@ -55,6 +57,7 @@ func TestDevnetUsage(t *testing.T) {
 // TestDevnetUpWithoutEngine_FailsFast is `make devnet-up` on a machine
 // without a Kurtosis engine: exit 1 within seconds, saying how to start one.
 func TestDevnetUpWithoutEngine_FailsFast(t *testing.T) {
+	t.Setenv(kurtosis.EnvPackageSources, "")
 	kurtosistest.LockEnginePort(t)
 	l, err := net.Listen("tcp", kurtosistest.EngineAddress)
 	if err != nil {
@@ -89,6 +92,7 @@ func TestDevnetUpWithoutEngine_FailsFast(t *testing.T) {
 // TestDevnetLifecycleWithRepoPackage uploads the repository's own kurtosis/
 // package and network-params through the unmodified SDK to the fake engine.
 func TestDevnetLifecycleWithRepoPackage(t *testing.T) {
+	t.Setenv(kurtosis.EnvPackageSources, "") // the committed package as is
 	eng := kurtosistest.Start(t)
 	eng.APIC.Script(kurtosistest.EndEOF, kurtosistest.Lines(kurtosistest.Interpreting(),
 		kurtosistest.Instruction(1, 1, "add_service", "Adding service cl-1-prysm-geth", "ok"),
@@ -100,7 +104,7 @@ func TestDevnetLifecycleWithRepoPackage(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	code := runDevnet(context.Background(), []string{"up", "--params", repoParams, "--clients", repoClients, "--package", repoPackage,
-		"--enclave", "cli", "--endpoints-dir", dir}, &stdout, &stderr)
+		"--enclave", "cli", "--endpoints-dir", dir, "--progress-slots", "0"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("devnet up: exit %d\nstderr: %s", code, stderr.String())
 	}
@@ -129,5 +133,42 @@ func TestDevnetLifecycleWithRepoPackage(t *testing.T) {
 	}
 	if got := eng.Enclaves(); len(got) != 0 {
 		t.Errorf("enclaves after down: %v", got)
+	}
+}
+
+// TestDevnetUpPackageSources: --package-sources, and SEGDIFF_PACKAGE_SOURCES
+// as its default, reach Up, which refuses a bad archive before it asks any
+// engine.
+func TestDevnetUpPackageSources(t *testing.T) {
+	tampered := kurtosistest.WriteSources(t, nil)
+	if err := os.WriteFile(filepath.Join(tampered, "redis-package.tar.gz"), []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	incomplete := kurtosistest.WriteSources(t, nil)
+	if err := os.Remove(filepath.Join(incomplete, "db-adminer-package.tar.gz")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, env  string
+		args       []string
+		wantStderr string
+	}{
+		{name: "flag", args: []string{"--package-sources", tampered}, wantStderr: "redis-package.tar.gz has sha256"},
+		{name: "environment", env: tampered, wantStderr: "redis-package.tar.gz has sha256"},
+		{name: "the flag wins over the environment", env: tampered, args: []string{"--package-sources", incomplete}, wantStderr: "db-adminer-package.tar.gz is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(kurtosis.EnvPackageSources, tt.env)
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"up", "--params", repoParams, "--clients", repoClients, "--package", repoPackage, "--enclave", "sources",
+				"--endpoints-dir", t.TempDir()}, tt.args...)
+			if code := runDevnet(context.Background(), args, &stdout, &stderr); code != 1 {
+				t.Errorf("exit %d, want 1\nstderr: %s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) || strings.Contains(stderr.String(), "9710") {
+				t.Errorf("stderr lacks %q (or reached for the engine):\n%s", tt.wantStderr, stderr.String())
+			}
+		})
 	}
 }

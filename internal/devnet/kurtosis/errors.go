@@ -27,6 +27,10 @@ var (
 	ErrBadOutput = errors.New("bad run output")
 	// ErrBadEndpoints: the endpoints file breaks its format.
 	ErrBadEndpoints = errors.New("bad endpoints file")
+	// ErrChainStalled: the devnet's chain does not progress: a CL's head
+	// fell behind the wall clock and stopped advancing, or no CL gave a
+	// slot clock (WithStallSlots).
+	ErrChainStalled = errors.New("chain stalled")
 )
 
 // sdkError shortens a Kurtosis SDK error (a stacktrace with file:line frames)

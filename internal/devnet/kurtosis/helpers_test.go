@@ -133,5 +133,7 @@ func upParams(t *testing.T, enclave, pkg, params, endpointsDir string, log *sync
 		kurtosis.WithLog(log),
 		kurtosis.WithConnectTimeout(5 * time.Second),
 		kurtosis.WithTeardownTimeout(10 * time.Second),
+		// The fake services serve no beacon API; chain_test.go watches.
+		kurtosis.WithProgressSlots(0),
 	}
 }

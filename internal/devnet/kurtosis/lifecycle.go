@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kurtosis-tech/kurtosis/api/golang/core/lib/enclaves"
@@ -17,14 +18,19 @@ import (
 	"github.com/segdiff/segdiff/internal/clientpatch"
 )
 
-// Up starts (or re-runs) the devnet: it checks and loads the params file,
-// resolves "@clients/<name>" images, connects to the engine, creates the
-// enclave or reuses a running one of that name (WithFresh destroys it
-// first), runs the local package with the params, decodes the run output,
-// discovers every service's public URLs and writes the endpoints file
-// atomically. Progress goes to WithLog.
+// Up starts (or re-runs) the devnet: with WithPackageSources it first
+// checks the source archives and stages the package with its imports
+// local; it checks and loads the params file, resolves "@clients/<name>"
+// images, connects to the engine, creates the enclave or reuses a running
+// one of that name (WithFresh destroys it first), runs the local package
+// with the params, decodes the run output, discovers every service's
+// public URLs, waits for the chain to progress (WithProgressSlots) and
+// writes the endpoints file atomically. Progress goes to WithLog.
 //
-// Up succeeds only on a RunFinishedEvent with IsRunSuccessful. If ctx is
+// Up succeeds only on a RunFinishedEvent with IsRunSuccessful and, unless
+// WithProgressSlots(0), once every CL's head advanced; from the moment the
+// package starts CLs, a stalled head ends the run and Up with an error
+// wrapping ErrChainStalled (see WithStallSlots). If ctx is
 // cancelled (Ctrl-C) after Up began creating the enclave, the enclave is
 // destroyed on its own context bounded by WithTeardownTimeout; a reused
 // enclave is left as it was. Any other failure leaves a created enclave for
@@ -36,6 +42,15 @@ func Up(ctx context.Context, params ...Parameter) (endpoints *Endpoints, err err
 	}
 	if p.paramsFile == "" {
 		return nil, errors.New("devnet up: no params file specified")
+	}
+	pkgDir := p.packageDir
+	if p.packageSources != "" {
+		staged, cleanup, err := stageSources(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("devnet up: %w", err)
+		}
+		defer cleanup()
+		pkgDir = staged
 	}
 	serialized, err := loadParams(p)
 	if err != nil {
@@ -65,29 +80,68 @@ func Up(ctx context.Context, params ...Parameter) (endpoints *Endpoints, err err
 	if err != nil {
 		return nil, fmt.Errorf("devnet up: %w", err)
 	}
-	endpoints, err = runAndDiscover(ctx, ec, p, serialized)
+	endpoints, err = runAndDiscover(ctx, ec, p, serialized, pkgDir)
 	if err != nil {
 		return nil, fmt.Errorf("devnet up: %w", err)
 	}
 	return endpoints, nil
 }
 
-func runAndDiscover(ctx context.Context, ec *enclaves.EnclaveContext, p *parameters, serialized string) (*Endpoints, error) {
+// runAndDiscover runs the package in pkgDir (p.packageDir, or its staged
+// copy), watching the chain from the moment the package starts CLs: a
+// stalled head ends the run at once. After a successful run it discovers
+// the services, waits until every CL's head advanced the progress slots
+// and writes the endpoints file.
+func runAndDiscover(ctx context.Context, ec *enclaves.EnclaveContext, p *parameters, serialized, pkgDir string) (*Endpoints, error) {
 	cfg := starlark_run_config.NewRunStarlarkConfig(
 		starlark_run_config.WithSerializedParams(serialized),
 		starlark_run_config.WithAllowPrivilegedMode(p.privileged),
 	)
-	fmt.Fprintf(p.log, "running package %s in enclave %q with %s\n", p.packageDir, p.enclave, p.paramsFile)
-	lines, cancelRun, err := ec.RunStarlarkPackage(ctx, p.packageDir, cfg)
+	if pkgDir == p.packageDir {
+		fmt.Fprintf(p.log, "running package %s in enclave %q with %s\n", p.packageDir, p.enclave, p.paramsFile)
+	} else {
+		fmt.Fprintf(p.log, "running package %s (staged in %s, its imports local) in enclave %q with %s\n", p.packageDir, pkgDir, p.enclave, p.paramsFile)
+	}
+	// The watch ends the run with its stall as the cause; ctx's end stays
+	// an interruption.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	lines, cancelRun, err := ec.RunStarlarkPackage(runCtx, pkgDir, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("run package %s: %w", p.packageDir, ctx.Err())
 		}
 		return nil, fmt.Errorf("run package %s: %w", p.packageDir, brief(err))
 	}
-	res, err := consumeRun(ctx, lines, cancelRun, p.log)
+	var (
+		watch     *chainWatcher
+		stallErr  error
+		stopWatch = func() {}
+	)
+	if p.progressSlots > 0 {
+		watch = newChainWatcher(p)
+		watchCtx, cancelWatch := context.WithCancel(runCtx)
+		done := make(chan error, 1)
+		go func() {
+			err := watch.watchDuringRun(watchCtx, ec, p.chainPoll)
+			if err != nil {
+				stopRun(err)
+			}
+			done <- err
+		}()
+		stopWatch = sync.OnceFunc(func() {
+			cancelWatch()
+			stallErr = <-done
+		})
+		defer stopWatch()
+	}
+	res, err := consumeRun(runCtx, lines, cancelRun, p.log)
+	stopWatch()
 	if err != nil {
 		return nil, err
+	}
+	if stallErr != nil { // found as the run finished
+		return nil, stallErr
 	}
 	out, err := ParseRunOutput([]byte(res.Output))
 	if err != nil {
@@ -96,6 +150,11 @@ func runAndDiscover(ctx context.Context, ec *enclaves.EnclaveContext, p *paramet
 	e, err := discover(ec, p.enclave, out)
 	if err != nil {
 		return nil, err
+	}
+	if watch != nil {
+		if err := watch.waitForProgress(ctx, endpointTargets(ec, e, watch.targets), p.chainTimeout, p.chainPoll); err != nil {
+			return nil, err
+		}
 	}
 	e.EnclaveUUID = string(ec.GetEnclaveUuid())
 	e.ParamsFile = p.paramsFile

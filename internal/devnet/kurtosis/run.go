@@ -23,7 +23,7 @@ type runResult struct {
 // validation errors and execution errors. Only a RunFinishedEvent with
 // IsRunSuccessful and no error line is success. When ctx ends first, it
 // cancels the run, drains the stream in the background and returns ctx's
-// error.
+// error (its cause, when it was cancelled with one).
 func consumeRun(ctx context.Context, lines <-chan *rpc.StarlarkRunResponseLine, cancelRun context.CancelFunc, log io.Writer) (runResult, error) {
 	var (
 		res         runResult
@@ -43,7 +43,7 @@ func consumeRun(ctx context.Context, lines <-chan *rpc.StarlarkRunResponseLine, 
 				for range lines { //nolint:revive // drain so the SDK's reader goroutine can exit
 				}
 			}()
-			return runResult{}, fmt.Errorf("run package: %w", ctx.Err())
+			return runResult{}, fmt.Errorf("run package: %w", context.Cause(ctx))
 		case line, open = <-lines:
 		}
 		if !open {

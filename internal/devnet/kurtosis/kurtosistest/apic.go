@@ -53,10 +53,14 @@ type APIContainer struct {
 	runArgs  *kurtosis_core_rpc_api_bindings.RunStarlarkPackageArgs
 	pkgName  string
 	pkgFiles map[string][]byte
+	// uploads holds every package uploaded, by id: the root package and
+	// the local replace targets the SDK uploads after it.
+	uploads map[string]map[string][]byte
 }
 
 func newAPIContainer() *APIContainer {
-	return &APIContainer{running: make(chan struct{}), services: map[string]*kurtosis_core_rpc_api_bindings.ServiceInfo{}}
+	return &APIContainer{running: make(chan struct{}), services: map[string]*kurtosis_core_rpc_api_bindings.ServiceInfo{},
+		uploads: map[string]map[string][]byte{}}
 }
 
 // Script sets the response lines of the next runs and how the stream ends.
@@ -102,12 +106,38 @@ func (a *APIContainer) RunArgs() *kurtosis_core_rpc_api_bindings.RunStarlarkPack
 	return a.runArgs
 }
 
-// Package returns the last uploaded package's id and its files (path
-// relative to the package root → content).
+// Package returns the package of the last run (before a run: the first
+// package uploaded), its id and its files (path relative to the package
+// root → content).
 func (a *APIContainer) Package() (string, map[string][]byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.runArgs != nil {
+		id := a.runArgs.GetPackageId()
+		return id, a.uploads[id]
+	}
 	return a.pkgName, a.pkgFiles
+}
+
+// Uploaded returns the files of the package uploaded under id, nil if none
+// was: the SDK uploads a kurtosis.yml replace that is a local path under the
+// replaced package's id.
+func (a *APIContainer) Uploaded(id string) map[string][]byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.uploads[id]
+}
+
+// Uploads lists the ids of every package uploaded, sorted.
+func (a *APIContainer) Uploads() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids := make([]string, 0, len(a.uploads))
+	for id := range a.uploads {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // UploadStarlarkPackage receives the SDK's chunked upload, checking the
@@ -128,7 +158,10 @@ func (a *APIContainer) UploadStarlarkPackage(stream kurtosis_core_rpc_api_bindin
 				return nil, status.Errorf(codes.InvalidArgument, "unpack package %q: %v", name, err)
 			}
 			a.mu.Lock()
-			a.pkgName, a.pkgFiles = name, files
+			if a.pkgName == "" {
+				a.pkgName, a.pkgFiles = name, files
+			}
+			a.uploads[name] = files
 			a.mu.Unlock()
 			return &emptypb.Empty{}, nil
 		})
@@ -173,10 +206,11 @@ func unpack(content io.Reader) (map[string][]byte, error) {
 func (a *APIContainer) RunStarlarkPackage(args *kurtosis_core_rpc_api_bindings.RunStarlarkPackageArgs, stream kurtosis_core_rpc_api_bindings.ApiContainerService_RunStarlarkPackageServer) error {
 	a.mu.Lock()
 	a.runArgs = proto.Clone(args).(*kurtosis_core_rpc_api_bindings.RunStarlarkPackageArgs)
-	lines, ending, pkg := a.lines, a.ending, a.pkgName
+	lines, ending := a.lines, a.ending
+	_, uploaded := a.uploads[args.GetPackageId()]
 	a.mu.Unlock()
-	if pkg != args.GetPackageId() {
-		return status.Errorf(codes.FailedPrecondition, "package %q was not uploaded (have %q)", args.GetPackageId(), pkg)
+	if !uploaded {
+		return status.Errorf(codes.FailedPrecondition, "package %q was not uploaded (have %q)", args.GetPackageId(), a.Uploads())
 	}
 	for _, l := range lines {
 		if err := stream.Send(l); err != nil {
