@@ -12,13 +12,17 @@ ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 # Kurtosis devnet inputs (see network-params/ and kurtosis/README.md).
 PARAMS ?= network-params/segmented.yaml
 ENCLAVE ?= segdiff
+# Offline: a directory of ethereum-package's and its imports' source archives
+# plus SHA256SUMS, run instead of cloning them from GitHub (`segdiff devnet
+# up --package-sources`; unset: the CLI's default, $SEGDIFF_PACKAGE_SOURCES).
+SOURCES ?=
 # The image segdiff.load runs (kurtosis/src/package_io/constants.star LOAD_IMAGE).
 LOAD_IMAGE ?= segdiff/segdiff:latest
 
 FUZZTIME ?= 60s
 
 .PHONY: all test race race-sim e2e e2e-slow e2e-extended check-interrupt bench fuzz lint sim params-check \
-	devnet-up devnet-down devnet-status patches-check load-image help
+	devnet-up devnet-down devnet-status patches-check load-image engine-up engine-down help
 
 all: lint test
 
@@ -72,7 +76,7 @@ lint: ## gofmt, go vet, staticcheck, actionlint, shellcheck, black on .star
 	$(GO) run $(STATICCHECK) ./...
 	@bash .ci/install-tools --check
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
-	shellcheck .ci/* $$(git ls-files -co --exclude-standard '*.sh')
+	shellcheck -x .ci/* engine-kit/up engine-kit/down engine-kit/lib.sh $$(git ls-files -co --exclude-standard '*.sh')
 	black --quiet --include '\.star$$' --check kurtosis/
 
 sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented')
@@ -81,8 +85,16 @@ sim: ## one embedded-devnet run with the CLI (ARGS='--nodes 64 --mode segmented'
 params-check: ## check every network-params file against the pinned ethereum-package
 	$(SEGDIFF) params check network-params/*.yaml
 
-devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=..., DEVNET_FLAGS='--fresh --privileged')
-	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE) $(DEVNET_FLAGS)
+devnet-up: ## start the Kurtosis devnet (PARAMS=..., ENCLAVE=..., SOURCES=dir offline, DEVNET_FLAGS='--fresh --privileged')
+	$(SEGDIFF) devnet up --params $(PARAMS) --enclave $(ENCLAVE) $(if $(SOURCES),--package-sources '$(SOURCES)') $(DEVNET_FLAGS)
+
+# The offline engine kit (engine-kit/README.md): a Docker daemon and a
+# Kurtosis engine, every image built from SOURCES (../shared/upstream here).
+engine-up: ## start Docker + Kurtosis; with SOURCES=DIR build every image offline (engine-kit/README.md)
+	bash engine-kit/up $(SOURCES)
+
+engine-down: ## stop the kit's Kurtosis engine, containers, daemon and bridges
+	bash engine-kit/down
 
 load-image: ## build the image the devnet's transaction load (segdiff.load) runs
 	docker build -t $(LOAD_IMAGE) .
