@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register("devnet", command{
-		summary: "Kurtosis devnet lifecycle (devnet up|down|status --enclave NAME)",
+		summary: "Kurtosis devnet lifecycle (devnet up|wait|down|status --enclave NAME)",
 		run:     runDevnet,
 	})
 }
@@ -28,16 +28,17 @@ func init() {
 const devnetUsage = `usage:
   segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--package-sources DIR] [--clients FILE] [--endpoints-dir DIR]
                         [--privileged] [--fresh] [--progress-slots N] [--stall-slots N] [--chain-timeout D]
+  segdiff devnet wait   [--enclave NAME] [--endpoints-dir DIR] [--payload-slots N] [--timeout D]
   segdiff devnet down   [--enclave NAME] [--endpoints-dir DIR]
   segdiff devnet status [--enclave NAME] [--endpoints-dir DIR] [--json]
 Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see internal/devnet/kurtosis/README.md.
 Offline, --package-sources DIR (default $` + kurtosis.EnvPackageSources + `) runs ethereum-package and its imports from the
 source archives in DIR, checked against DIR/SHA256SUMS, instead of cloning them from GitHub.`
 
-// runDevnet implements `segdiff devnet up|down|status`. Exit 0 on success,
+// runDevnet implements `segdiff devnet up|wait|down|status`. Exit 0 on success,
 // 1 on failure, 2 on usage errors.
 func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	subs := []string{"up", "down", "status"}
+	subs := []string{"up", "wait", "down", "status"}
 	if len(args) == 0 {
 		return usageErrorf(stderr, "devnet", "no subcommand given (one of %s)", strings.Join(subs, ", "))
 	}
@@ -50,7 +51,8 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		paramsFile, pkg, clients, sources *string
 		privileged, fresh, asJSON         *bool
 		progressSlots, stallSlots         *uint64
-		chainTimeout                      *time.Duration
+		chainTimeout, waitTimeout         *time.Duration
+		payloadSlots                      *int
 	)
 	switch sub {
 	case "up":
@@ -64,6 +66,9 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		progressSlots = fset.Uint64("progress-slots", 2, "succeed once every CL's head advanced this many slots (0: return when the package run ends)")
 		stallSlots = fset.Uint64("stall-slots", 2, "fail once a CL's head is this many slots behind the wall clock and not advancing")
 		chainTimeout = fset.Duration("chain-timeout", 10*time.Minute, "how long to wait for chain progress after the package run")
+	case "wait":
+		payloadSlots = fset.Int("payload-slots", 3, "consecutive slots in which every CL must report execution_payload_available")
+		waitTimeout = fset.Duration("timeout", 15*time.Minute, "how long to wait (Gloas at epoch 1 comes 32 slots after genesis)")
 	case "down":
 	case "status":
 		asJSON = fset.Bool("json", false, "print the endpoints file as JSON instead of tables")
@@ -111,6 +116,20 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err == nil {
 			fmt.Fprintf(stdout, "enclave %s: %d nodes, prometheus %s\nendpoints: %s\n", e.Enclave, len(e.Nodes), e.PrometheusURL,
 				kurtosis.EndpointsPath(*endpointsDir, e.Enclave))
+		}
+	case "wait":
+		var e *kurtosis.Endpoints
+		e, err = kurtosis.ReadEndpoints(kurtosis.EndpointsPath(*endpointsDir, *enclave))
+		if err != nil {
+			err = fmt.Errorf("devnet wait: %w", err)
+			break
+		}
+		wctx, cancel := context.WithTimeout(ctx, *waitTimeout)
+		var r kurtosis.PayloadRun
+		r, err = kurtosis.WaitPayloads(wctx, e, *payloadSlots, stderr)
+		cancel()
+		if err == nil {
+			fmt.Fprintf(stdout, "enclave %s: execution_payload_available on all %d nodes in slots %d-%d\n", e.Enclave, len(r.Nodes), r.First, r.Last)
 		}
 	case "down":
 		_, err = kurtosis.Down(ctx, common...)

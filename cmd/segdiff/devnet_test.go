@@ -33,7 +33,7 @@ func TestDevnetUsage(t *testing.T) {
 		wantCode   int
 		wantStderr string
 	}{
-		{name: "no subcommand", args: nil, wantCode: 2, wantStderr: "no subcommand given (one of up, down, status)"},
+		{name: "no subcommand", args: nil, wantCode: 2, wantStderr: "no subcommand given (one of up, wait, down, status)"},
 		{name: "unknown subcommand", args: []string{"start"}, wantCode: 2, wantStderr: `unknown subcommand "start"`},
 		{name: "up without params", args: []string{"up", "--enclave", "x"}, wantCode: 2, wantStderr: "--params is required"},
 		{name: "stray argument", args: []string{"down", "--enclave", "x", "now"}, wantCode: 2, wantStderr: "unexpected arguments"},
