@@ -82,9 +82,10 @@ func TestArgumentErrors(t *testing.T) {
 		{name: "params check: no files", args: []string{"params", "check"}, want: []string{"segdiff params check: no files given"}},
 		{name: "params check: typo'd flag", args: []string{"params", "check", "--clinets", "x", "a.yaml"}, want: []string{"-clinets; did you mean -clients?"}},
 
-		{name: "devnet: no subcommand", args: []string{"devnet"}, want: []string{"segdiff devnet: no subcommand given (one of up, down, status)"}},
+		{name: "devnet: no subcommand", args: []string{"devnet"}, want: []string{"segdiff devnet: no subcommand given (one of up, wait, down, status)"}},
 		{name: "devnet: typo'd subcommand", args: []string{"devnet", "stauts"}, want: []string{`unknown subcommand "stauts"`, "did you mean status?"}},
 		{name: "devnet up: no --params", args: []string{"devnet", "up"}, want: []string{"segdiff devnet up: --params is required"}},
+		{name: "devnet wait: stray argument", args: []string{"devnet", "wait", "x"}, want: []string{"devnet wait takes flags only"}},
 		{name: "devnet down: stray argument", args: []string{"devnet", "down", "now"}, want: []string{`unexpected arguments ["now"]`}},
 		{name: "devnet up: typo'd flag", args: []string{"devnet", "up", "--parmas", "x.yaml"}, want: []string{"-parmas; did you mean -params?"}},
 
