@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +59,7 @@ func (a *availability) run(n int) (PayloadRun, bool) {
 			all = append(all, slot)
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	slices.Sort(all)
 	for i := range all {
 		j := i
 		for j+1 < len(all) && all[j+1] == all[j]+1 && j+1-i < n {

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,12 +208,7 @@ func (w *chainWatcher) setTargets(ts []clTarget) {
 }
 
 func (w *chainWatcher) ids() []string {
-	ids := make([]string, 0, len(w.targets))
-	for id := range w.targets {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	return slices.Sorted(maps.Keys(w.targets))
 }
 
 // round reads every target's head once and judges them. A stall (or no
