@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,7 +27,7 @@ const logTailLines = 2000
 
 // logReader finds the last error line of a service container's log.
 type logReader interface {
-	lastErrorLine(ctx context.Context, container string) (string, error)
+	lastErrorLine(ctx context.Context, container string, since time.Time) (string, error)
 }
 
 // errNoErrorLine: the log was read and holds no error line.
@@ -78,8 +79,9 @@ var errorLineRE = regexp.MustCompile(`level=(?:error|fatal|panic)\b|\b(?:ERRO|CR
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
 // lastErrorLine returns the last error line among the last d.tail lines of
-// container's stdout and stderr, errNoErrorLine when there is none.
-func (d *dockerLogs) lastErrorLine(ctx context.Context, container string) (string, error) {
+// container's stdout and stderr logged since since (all of them when since
+// is zero), errNoErrorLine when there is none.
+func (d *dockerLogs) lastErrorLine(ctx context.Context, container string, since time.Time) (string, error) {
 	var info struct {
 		Config struct {
 			Tty bool `json:"Tty"`
@@ -92,6 +94,9 @@ func (d *dockerLogs) lastErrorLine(ctx context.Context, container string) (strin
 	}
 	var last string
 	q := url.Values{"stdout": {"1"}, "stderr": {"1"}, "tail": {fmt.Sprint(d.tail)}}
+	if !since.IsZero() {
+		q.Set("since", strconv.FormatInt(since.Unix(), 10))
+	}
 	err := d.get(ctx, "/containers/"+url.PathEscape(container)+"/logs?"+q.Encode(), func(r io.Reader) error {
 		if !info.Config.Tty {
 			pr := demux(r)
@@ -111,6 +116,9 @@ func (d *dockerLogs) lastErrorLine(ctx context.Context, container string) (strin
 		return "", err
 	}
 	if last == "" {
+		if !since.IsZero() {
+			return "", fmt.Errorf("%w since %s in container %s", errNoErrorLine, since.UTC().Format(time.TimeOnly), container)
+		}
 		return "", fmt.Errorf("%w in the last %d lines of container %s", errNoErrorLine, d.tail, container)
 	}
 	return oneLine(last, 400), nil

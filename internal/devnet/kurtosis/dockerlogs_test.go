@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // multiplex frames lines as Docker does for a container without a TTY:
@@ -45,6 +46,11 @@ func fakeDocker(logs map[string][]byte, tty map[string]bool) http.Handler {
 				w.Write([]byte(`{"Id":"x","Config":{"Tty":false}}`))
 			}
 		case call == "logs" && r.URL.Query().Get("stdout") == "1" && r.URL.Query().Get("stderr") == "1" && r.URL.Query().Get("tail") != "":
+			// A container's log since a time is its "<name>@since" entry
+			// when there is one (the daemon filters by time; the fake by name).
+			if recent, ok := logs[name+"@since"]; ok && r.URL.Query().Get("since") != "" {
+				body = recent
+			}
 			w.Write(body)
 		default:
 			http.Error(w, "unexpected "+r.URL.String(), http.StatusBadRequest)
@@ -81,7 +87,7 @@ func TestDockerLogsLastErrorLine(t *testing.T) {
 		{container: "gone--u5", wantErr: "404 Not Found: No such container: gone--u5"},
 	}
 	for _, tt := range tests {
-		got, err := d.lastErrorLine(ctx, tt.container)
+		got, err := d.lastErrorLine(ctx, tt.container, time.Time{})
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%s: error %v, want one containing %q", tt.container, err, tt.wantErr)
@@ -92,7 +98,7 @@ func TestDockerLogsLastErrorLine(t *testing.T) {
 			t.Errorf("%s: %q, %v; want a line containing %q", tt.container, got, err, tt.want)
 		}
 	}
-	if _, err := d.lastErrorLine(ctx, "cl-3-prysm-geth--u4"); !errors.Is(err, errNoErrorLine) {
+	if _, err := d.lastErrorLine(ctx, "cl-3-prysm-geth--u4", time.Time{}); !errors.Is(err, errNoErrorLine) {
 		t.Errorf("no error line: %v, want errNoErrorLine", err)
 	}
 }
@@ -115,7 +121,7 @@ func TestDockerLogsUnixSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := d.lastErrorLine(context.Background(), "c--u"); err != nil || got != "level=error msg=boom" {
+	if got, err := d.lastErrorLine(context.Background(), "c--u", time.Time{}); err != nil || got != "level=error msg=boom" {
 		t.Errorf("lastErrorLine = %q, %v", got, err)
 	}
 }
@@ -132,5 +138,34 @@ func TestContainerName(t *testing.T) {
 	}
 	if got := containerName("cl-1-prysm-geth", ""); got != "" {
 		t.Errorf("containerName without uuid = %q", got)
+	}
+}
+
+// A stalled node's quote is its newest error line since the head stopped;
+// with none since, the last one before, said to be older.
+func TestChainWatcherLogLineSince(t *testing.T) {
+	logs := map[string][]byte{
+		"cl-1--u":       multiplex("level=error msg=\"config field unknown\"\nlevel=error msg=\"parent root does not match\"\n"),
+		"cl-1--u@since": multiplex("level=error msg=\"parent root does not match\"\n"),
+		"cl-2--u":       multiplex("level=error msg=\"config field unknown\"\n"),
+		"cl-2--u@since": multiplex("level=info msg=fine\n"),
+		"cl-3--u":       multiplex("level=info msg=fine\n"),
+	}
+	srv := httptest.NewServer(fakeDocker(logs, nil))
+	defer srv.Close()
+	d, err := newDockerLogs("tcp://" + strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &chainWatcher{logs: d}
+	tests := []struct{ container, want string }{
+		{"cl-1--u", `last error line of its container log (cl-1--u): level=error msg="parent root does not match"`},
+		{"cl-2--u", `no error line in its container log (cl-2--u) since its head stopped advancing 36s ago; the last before that: level=error msg="config field unknown"`},
+		{"cl-3--u", "its container log (cl-3--u) has no error line"},
+	}
+	for _, tt := range tests {
+		if got := w.logLine(context.Background(), tt.container, 36*time.Second); !strings.Contains(got, tt.want) {
+			t.Errorf("logLine(%s) = %q, want it to contain %q", tt.container, got, tt.want)
+		}
 	}
 }

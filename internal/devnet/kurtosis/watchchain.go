@@ -304,14 +304,16 @@ func (w *chainWatcher) stallError(ctx context.Context, v chainVerdict) error {
 		if s.err != nil {
 			fmt.Fprintf(&b, " (beacon API: %s)", oneLine(s.err.Error(), 160))
 		}
-		fmt.Fprintf(&b, "\n    %s", w.logLine(ctx, w.targets[s.id].container))
+		fmt.Fprintf(&b, "\n    %s", w.logLine(ctx, w.targets[s.id].container, s.still))
 	}
 	return fmt.Errorf("%w: %s", ErrChainStalled, b.String())
 }
 
-// logLine quotes the last error line of container's log, or says why it
-// cannot.
-func (w *chainWatcher) logLine(ctx context.Context, container string) string {
+// logLine quotes the last error line of container's log since its head
+// stopped advancing (stalled ago), else the last one before that, saying
+// so, or says why it cannot: a client may log the cause only at its next
+// proposal, after a config warning from its start.
+func (w *chainWatcher) logLine(ctx context.Context, container string, stalled time.Duration) string {
 	switch {
 	case w.logs == nil:
 		return fmt.Sprintf("its container log was unavailable: %v", w.logsErr)
@@ -320,14 +322,22 @@ func (w *chainWatcher) logLine(ctx context.Context, container string) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	line, err := w.logs.lastErrorLine(ctx, container)
+	line, err := w.logs.lastErrorLine(ctx, container, time.Now().Add(-stalled))
+	if err == nil {
+		return fmt.Sprintf("last error line of its container log (%s): %s", container, line)
+	}
+	if !errors.Is(err, errNoErrorLine) {
+		return fmt.Sprintf("its container log (%s) was unavailable: %v", container, err)
+	}
+	before, err := w.logs.lastErrorLine(ctx, container, time.Time{})
 	switch {
 	case errors.Is(err, errNoErrorLine):
 		return fmt.Sprintf("its container log (%s) has %v", container, err)
 	case err != nil:
 		return fmt.Sprintf("its container log (%s) was unavailable: %v", container, err)
 	}
-	return fmt.Sprintf("last error line of its container log (%s): %s", container, line)
+	return fmt.Sprintf("no error line in its container log (%s) since its head stopped advancing %v ago; the last before that: %s",
+		container, stalled.Round(time.Second), before)
 }
 
 // errRunning keeps the watch during the run polling.
