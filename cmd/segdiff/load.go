@@ -166,8 +166,8 @@ type loadTable struct {
 
 func (t *loadTable) row(r load.BlockReport) {
 	if t.rows == 0 {
-		fmt.Fprintf(t.w, "%8s %6s %5s %9s %5s %9s %9s %9s %6s %6s %7s %6s %4s  %s\n",
-			"block", "slot", "sent", "sent_B", "incl", "incl_B", "raw_B", "snappy_B", "ratio", "fill", "retries", "failed", "lost", "errors")
+		fmt.Fprintf(t.w, "%8s %6s %5s %9s %5s %9s %9s %9s %6s %6s %7s %6s %4s %8s  %s\n",
+			"block", "slot", "sent", "sent_B", "incl", "incl_B", "raw_B", "snappy_B", "ratio", "fill", "retries", "failed", "lost", "replaced", "errors")
 	}
 	t.rows++
 	slot := "-"
@@ -176,9 +176,9 @@ func (t *loadTable) row(r load.BlockReport) {
 	}
 	t.fills = append(t.fills, r.Fill())
 	t.ratios = append(t.ratios, r.Payload.Ratio())
-	fmt.Fprintf(t.w, "%8d %6s %5d %9d %5d %9d %9d %9d %6.3f %6.3f %7d %6d %4d  %s\n",
+	fmt.Fprintf(t.w, "%8d %6s %5d %9d %5d %9d %9d %9d %6.3f %6.3f %7d %6d %4d %8d  %s\n",
 		r.Number, slot, r.SentTxs, r.SentBytes, r.IncludedTxs, r.IncludedBytes, r.Payload.Raw, r.Payload.Compressed,
-		r.Payload.Ratio(), r.Fill(), r.Retries, r.Failed, r.Lost, formatErrors(r.Errors))
+		r.Payload.Ratio(), r.Fill(), r.Retries, r.Failed, r.Lost, r.Replaced, formatErrors(r.Errors))
 }
 
 func (t *loadTable) summary() {

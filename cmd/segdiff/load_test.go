@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -104,13 +103,7 @@ func httpSim(t *testing.T) (*simulated.Backend, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return loadtest.NewBackend(t, accts, loadtest.HTTP(port)), "http://127.0.0.1:" + strconv.Itoa(port)
+	return loadtest.NewHTTPBackend(t, accts)
 }
 
 // sendCounter sits between the load and the simulated chain's JSON-RPC and

@@ -15,7 +15,16 @@
 // pricing rules (gas.go: EIP-7623 floor from Prague, the EIP-7825 per-tx cap
 // from Osaka, EIP-7976 calldata and EIP-2780 base cost from Amsterdam, as
 // go-ethereum v1.17.10 implements them) and, by default, the fork is
-// detected by asking the EL to estimate a probe transaction. EL errors
+// detected by asking the EL to estimate a probe transaction. A devnet
+// crosses forks while the load runs (Osaka to Amsterdam at Gloas): the EL's
+// schedule (eth_config, EIP-7910) and an estimate at the next fork's time
+// tell the load its next pricing, and in the last two minutes before the
+// fork every transaction carries gas valid under both (schedule.go). A
+// transaction the pool holds but no block includes (priced for rules that
+// passed, on an EL that cannot tell its schedule, or left by an earlier
+// run) is replaced at its nonce after a few blocks; payloads below half the
+// target for eight blocks end the load with a StarvedError naming what it
+// saw, rather than letting it run on empty. EL errors
 // (underpriced, nonce gaps, full pool, …) are classified (errors.go),
 // counted, and retried with backoff; a transaction given up on is counted as
 // failed, never dropped silently. Nonces are read from the EL's pending
