@@ -1,6 +1,7 @@
 package assertions_test
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -83,6 +84,57 @@ func TestWarmSlots(t *testing.T) {
 				t.Fatalf("WarmSlots = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSelfBuildingProposers: without a builder node each slot's proposer
+// reveals its own payload; it is a receiver of every other slot and not of
+// its own, so completion, copies and the pairs count skip exactly those.
+func TestSelfBuildingProposers(t *testing.T) {
+	series := map[string]map[S]map[uint64]float64{"p0": {}, "p1": {}, "p2": {}}
+	set := func(node string, s S, slot uint64, v float64) {
+		if series[node][s] == nil {
+			series[node][s] = map[uint64]float64{}
+		}
+		series[node][s][slot] = v
+	}
+	for slot := uint64(10); slot < 14; slot++ {
+		at := 100 + float64(slot)
+		builder := fmt.Sprintf("p%d", slot%3)
+		set(builder, assertions.SeriesReveal, slot, at)
+		set(builder, assertions.SeriesPayloadSize, slot, 1000)
+		for _, n := range []string{"p0", "p1", "p2"} {
+			if n != builder { // a proposer holds its own payload before the reveal
+				set(n, assertions.SeriesCompleted, slot, at+0.5)
+				set(n, assertions.SeriesDataBytes, slot, 2000)
+			}
+		}
+	}
+	net := assertions.Network{Nodes: []assertions.Node{
+		node("p0", "home", false, series["p0"]), node("p1", "home", false, series["p1"]), node("p2", "home", false, series["p2"]),
+	}}
+	warm, err := assertions.WarmSlots(net)
+	if err != nil || !equalSlots(warm, []uint64{11, 12, 13}) {
+		t.Fatalf("WarmSlots = %v, %v; want 11-13", warm, err)
+	}
+	done, err := assertions.Completion(net, warm)
+	if err != nil {
+		t.Fatalf("Completion: %v (a proposer's own slot counted as missing?)", err)
+	}
+	if len(done) != 6 {
+		t.Errorf("%d completion samples, want 6 (3 slots x 2 receivers each)", len(done))
+	}
+	for _, d := range done {
+		if d.Node == fmt.Sprintf("p%d", d.Slot%3) {
+			t.Errorf("sample of %s for its own slot %d", d.Node, d.Slot)
+		}
+	}
+	copies, err := assertions.Copies(net, warm, assertions.CopiesDataOverSlot)
+	if err != nil || len(copies) != 6 {
+		t.Errorf("Copies: %d samples, %v; want 6", len(copies), err)
+	}
+	if got := net.ReceivingPairs(warm); got != 6 {
+		t.Errorf("ReceivingPairs = %d, want 6", got)
 	}
 }
 
@@ -207,7 +259,12 @@ func TestPTCTimely(t *testing.T) {
 		wantPass     bool
 		wantMeasured float64
 		wantText     string
+		wantNote     string
 	}{
+		{name: "small network names its members", slots: []uint64{5},
+			votes:        map[uint64]devnet.PTCVotes{5: {Slot: 5, Size: 512, PayloadPresent: 239, Voters: 11, Members: 24, Source: "test"}},
+			wantMeasured: 239, wantText: "= 239 votes, budget > 256 votes: FAILED",
+			wantNote: "in slot 5, 11 of the committee's 24 members voted, holding 239 of its 512 positions"},
 		{name: "all timely", slots: []uint64{1, 2}, votes: map[uint64]devnet.PTCVotes{1: vote(1, 400), 2: vote(2, 257)}, wantPass: true, wantMeasured: 257},
 		{name: "exactly half is not timely", slots: []uint64{1, 2}, votes: map[uint64]devnet.PTCVotes{1: vote(1, 400), 2: vote(2, 256)},
 			wantMeasured: 256, wantText: "= 256 votes, budget > 256 votes: FAILED"},
@@ -223,6 +280,9 @@ func TestPTCTimely(t *testing.T) {
 			}
 			if !strings.Contains(v.String(), tc.wantText) {
 				t.Fatalf("verdict %q lacks %q", v.String(), tc.wantText)
+			}
+			if !strings.Contains(v.Note, tc.wantNote) || (tc.wantNote == "" && v.Note != "") {
+				t.Errorf("note %q, want %q", v.Note, tc.wantNote)
 			}
 		})
 	}

@@ -196,15 +196,14 @@ type Reveal struct {
 	At      time.Time
 }
 
-// Reveals returns every slot's reveal, read from the builders' reveal series.
-// When two builders report the same slot the earlier reveal wins, as the
-// payload existed from then on.
+// Reveals returns every slot's reveal, read from the nodes' reveal series:
+// a builder's, or, where proposers build their own payloads (self-build
+// bids), the slot's proposer's. When two nodes report the same slot the
+// earlier reveal wins, as the payload existed from then on. The node that
+// revealed a slot is not a receiver of it (Network.Receives).
 func (n Network) Reveals() map[uint64]Reveal {
 	out := map[uint64]Reveal{}
 	for _, node := range n.Nodes {
-		if !node.Builder {
-			continue
-		}
 		for slot, st := range node.Slots {
 			if !st.Has(metrics.NameRevealTimestamp) {
 				continue
@@ -218,7 +217,30 @@ func (n Network) Reveals() map[uint64]Reveal {
 	return out
 }
 
-// Receivers returns the honest nodes that do not build, sorted by id.
+// Receives reports whether node received slot's payload from the network:
+// it did not reveal it (reveals is Reveals()).
+func Receives(node Node, slot uint64, reveals map[uint64]Reveal) bool {
+	return reveals[slot].Builder != node.ID
+}
+
+// ReceivingPairs counts the (receiver, slot) pairs of slots: every receiver
+// and slot but a self-building proposer's own.
+func (n Network) ReceivingPairs(slots []uint64) int {
+	reveals := n.Reveals()
+	pairs := 0
+	for _, node := range n.Receivers() {
+		for _, slot := range slots {
+			if Receives(node, slot, reveals) {
+				pairs++
+			}
+		}
+	}
+	return pairs
+}
+
+// Receivers returns the honest nodes that do not hold the builder role,
+// sorted by id. A self-building proposer is one of them, except for the
+// slots it revealed (Receives).
 func (n Network) Receivers() []Node {
 	var out []Node
 	for _, node := range n.Nodes {

@@ -9,12 +9,15 @@ import (
 )
 
 // PTCTimely checks that in every slot more than half of the payload-timeliness
-// committee voted payload_present (PAYLOAD_TIMELY_THRESHOLD = PTC_SIZE/2,
-// strictly exceeded). votes maps slot to the committee's count; a slot
-// without an entry fails naming the slot. Measured is the lowest count,
-// Budget the threshold, Worst the slots with the fewest votes.
+// committee's positions voted payload_present (PAYLOAD_TIMELY_THRESHOLD =
+// PTC_SIZE/2, strictly exceeded), counted as the Gloas fork choice counts
+// them: a member's vote sets every position it holds (devnet.PTCVotes).
+// votes maps slot to the committee's count; a slot without an entry fails
+// naming the slot. Measured is the lowest count, Budget the threshold, Worst
+// the slots with the fewest votes; the Note says how many validators held the
+// positions where fewer than PTC_SIZE did (a small network).
 func PTCTimely(slots []uint64, votes map[uint64]devnet.PTCVotes) Verdict {
-	const check = "PTC payload_present votes per warm slot"
+	const check = "PTC payload_present votes by committee position per warm slot"
 	if len(slots) == 0 {
 		return noSamples(check, UnitVotes, OpAbove, 0)
 	}
@@ -52,6 +55,10 @@ func PTCTimely(slots []uint64, votes map[uint64]devnet.PTCVotes) Verdict {
 		if t := float64(g.Size / 2); t > v.Budget {
 			v.Budget = t
 		}
+	}
+	if low := got[0]; low.Members > 0 && low.Members < low.Size {
+		v.Note = fmt.Sprintf("fork choice counts positions: in slot %d, %d of the committee's %d members voted, holding %d of its %d positions",
+			low.Slot, low.Voters, low.Members, low.PayloadPresent, low.Size)
 	}
 	for i, g := range got {
 		if i == maxWorst {

@@ -8,9 +8,10 @@ import (
 	"github.com/segdiff/segdiff/metrics"
 )
 
-// ErrNoBuilder is returned when no node holds the builder role, so no reveal
+// ErrNoBuilder is returned when no node holds the builder role or reports a
+// reveal, so no reveal
 // can anchor a measurement.
-var ErrNoBuilder = errors.New("no node holds the builder role")
+var ErrNoBuilder = errors.New("no node holds the builder role or reports a reveal")
 
 // ErrNoReceivers is returned when every node is a builder.
 var ErrNoReceivers = errors.New("no receiving (non-builder) nodes")
@@ -21,14 +22,14 @@ func WarmSlots(n Network) ([]uint64, error) {
 	if len(n.Nodes) == 0 {
 		return nil, errors.New("select warm slots: network has no nodes")
 	}
-	hasBuilder := false
+	reveals := n.Reveals()
+	hasBuilder := len(reveals) > 0
 	for _, node := range n.Nodes {
 		hasBuilder = hasBuilder || node.Builder
 	}
 	if !hasBuilder {
 		return nil, fmt.Errorf("select warm slots: %w", ErrNoBuilder)
 	}
-	reveals := n.Reveals()
 	slots := make([]uint64, 0, len(reveals))
 	for s := range reveals {
 		slots = append(slots, s)
@@ -62,7 +63,7 @@ func fromReveal(n Network, slots []uint64, s Series, what string) ([]Sample, err
 	for _, node := range receivers {
 		for _, slot := range slots {
 			r, ok := reveals[slot]
-			if !ok {
+			if !ok || !Receives(node, slot, reveals) {
 				continue
 			}
 			at, m := node.Time(s, slot)
@@ -163,10 +164,11 @@ func Copies(n Network, slots []uint64, def CopiesDefinition) ([]Sample, error) {
 		bytes = []Series{SeriesDataBytes}
 	}
 	var out []Sample
+	reveals := n.Reveals()
 	for _, node := range receivers {
 		for _, slot := range slots {
 			sz, ok := size[slot]
-			if !ok {
+			if !ok || !Receives(node, slot, reveals) {
 				continue
 			}
 			var sum uint64

@@ -161,7 +161,7 @@ func dataCopies(n Network, slots []uint64) []float64 {
 	for _, node := range n.Receivers() {
 		for _, slot := range slots {
 			r, ok := reveals[slot]
-			if !ok {
+			if !ok || !Receives(node, slot, reveals) {
 				continue
 			}
 			b, _ := n.node(r.Builder)

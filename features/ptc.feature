@@ -4,6 +4,15 @@ Feature: PTC payload timeliness
   vote payload_present (PAYLOAD_TIMELY_THRESHOLD), or fork choice treats the
   payload as not timely.
 
+  Positions are counted as the Gloas fork choice counts them: the committee
+  has PTC_SIZE positions drawn by balance with replacement, and a member's
+  vote sets every position it holds. On a network with fewer validators per
+  slot than PTC_SIZE (768 validators: 24 a slot, 21 or 22 positions each) the
+  threshold is still 256 of 512 positions, reached when members holding more
+  than half of the positions vote. The Kurtosis backend reads the votes from
+  the next block's payload_attestations and the committee from the state's
+  ptc_window; the report names the members that voted.
+
   Scenario Outline: the PTC votes the payload present in every warm slot (<mode>)
     Given a <mode> devnet
     When the devnet has revealed <slots> warm payloads

@@ -77,7 +77,7 @@ type StandardReading struct {
 // standard-API node (and a check needing it fails closed naming it).
 var StandardReadings = []StandardReading{
 	{NameRevealTimestamp, "first " + TopicPayloadGossip + " event of the slot on any node",
-		"the earliest time any node reported the payload gossip-valid, set on the builder's record: the builder's hand-off plus at least one hop when its own node does not report its publish"},
+		"the earliest time any node reported the payload gossip-valid, set on the builder's record (on a network without a builder node, the record of the node holding the slot's proposer, which built its own payload): the builder's hand-off plus at least one hop when its own node does not report its publish"},
 	{NamePayloadSize + `{encoding="raw"}`, "signed execution payload envelope (GET /eth/v1/beacon/execution_payload_envelopes/{slot})",
 		"SSZ size of the signed envelope, the message the execution_payload topic carries (the contract's raw size is the payload body's)"},
 	{NamePayloadSize + `{encoding="compressed"}`, "signed execution payload envelope, snappy",

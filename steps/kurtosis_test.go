@@ -50,7 +50,7 @@ func TestFeaturesRunUnchangedAgainstKurtosisBackend(t *testing.T) {
 			executed++
 		}
 		for _, v := range sc.Verdicts {
-			if v.Check == "PTC payload_present votes per warm slot" && v.Measured != 400 {
+			if v.Check == "PTC payload_present votes by committee position per warm slot" && v.Measured != 400 {
 				t.Errorf("PTC votes measured %v, want 400 from the fake chain", v.Measured)
 			}
 			if v.Source == "" {

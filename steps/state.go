@@ -229,7 +229,11 @@ func settledWarm(net assertions.Network) []uint64 {
 }
 
 func allCompleted(net assertions.Network, slot uint64) bool {
+	reveals := net.Reveals()
 	for _, n := range net.Receivers() {
+		if !assertions.Receives(n, slot, reveals) {
+			continue
+		}
 		if _, miss := n.Time(assertions.SeriesCompleted, slot); miss != nil {
 			return false
 		}

@@ -32,7 +32,7 @@ func (s *Suite) noneCompletes(ctx context.Context) error {
 	if err != nil && !errors.As(err, &stranded) {
 		return st.fail(check, assertions.UnitShare, assertions.OpAtMost, 0, err)
 	}
-	pairs := len(o.net.Receivers()) * len(o.slots)
+	pairs := o.net.ReceivingPairs(o.slots)
 	v := assertions.NoneComplete(check, completed, stranded, pairs)
 	return st.record(v, budgetValue{source: "the design (segments without a code cannot survive an omitting source)"})
 }

@@ -22,7 +22,8 @@ type Node interface {
 // Client reads timing and PTC votes from one beacon node. It is safe for
 // concurrent use; go-eth2-client caches genesis and spec.
 type Client struct {
-	node Node
+	node       Node
+	committees *Committees
 }
 
 // New connects to the beacon node at WithAddress. ctx bounds the lifetime of
@@ -48,7 +49,7 @@ func New(ctx context.Context, params ...Parameter) (*Client, error) {
 	if !ok {
 		return nil, fmt.Errorf("connect to beacon node %s: service %T lacks block/spec/finality/rewards providers", p.address, svc)
 	}
-	return &Client{node: node}, nil
+	return &Client{node: node, committees: NewCommittees(node)}, nil
 }
 
 // Timing returns the node's slot clock; see ReadTiming.
@@ -56,7 +57,20 @@ func (c *Client) Timing(ctx context.Context) (chainview.Timing, error) {
 	return ReadTiming(ctx, c.node, c.node)
 }
 
+// Proposer returns the validator index that proposed the block at slot;
+// an empty slot is an error.
+func (c *Client) Proposer(ctx context.Context, slot uint64) (uint64, error) {
+	b, err := gloasBlock(ctx, c.node, slot)
+	if err != nil {
+		return 0, fmt.Errorf("proposer of slot %d: %w", slot, err)
+	}
+	if b == nil {
+		return 0, fmt.Errorf("proposer of slot %d: no block at slot %d", slot, slot)
+	}
+	return uint64(b.Message.ProposerIndex), nil
+}
+
 // PTC returns the payload_present votes on slot's payload; see ReadPTC.
 func (c *Client) PTC(ctx context.Context, slot uint64) (chainview.PTCVotes, error) {
-	return ReadPTC(ctx, c.node, slot)
+	return ReadPTC(ctx, c.node, c.committees, slot)
 }

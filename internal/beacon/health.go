@@ -19,6 +19,7 @@ import (
 // finality checkpoints of a state, attestation rewards and the spec.
 type HealthNode interface {
 	eth2client.SpecProvider
+	eth2client.BeaconStateProvider
 	eth2client.SignedBeaconBlockProvider
 	eth2client.BeaconBlockRootProvider
 	eth2client.FinalityProvider
@@ -88,12 +89,7 @@ func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uin
 		}
 	}
 
-	ptcSize := 0
-	if sp, err := n.Spec(ctx, &api.SpecOpts{}); err == nil {
-		if v, ok, _ := specUint(sp.Data, "PTC_SIZE"); ok {
-			ptcSize = int(v)
-		}
-	}
+	committees := NewCommittees(n)
 	// Blocks of the epoch and of the first slot after it (it carries the
 	// votes on the epoch's last payload).
 	blocks := map[uint64]*gloas.SignedBeaconBlock{}
@@ -123,7 +119,11 @@ func ReadEpochHealth(ctx context.Context, n HealthNode, epoch, slotsPerEpoch uin
 			if err != nil || root.Data == nil {
 				return h, fmt.Errorf("read health of epoch %d: root of block %d: %w", epoch, slot, err)
 			}
-			votes, err := CountPTC(next, phase0.Slot(slot), *root.Data, ptcSize)
+			committee, err := committees.Of(ctx, slot)
+			if err != nil {
+				return h, fmt.Errorf("read health of epoch %d: %w", epoch, err)
+			}
+			votes, err := CountPTC(next, phase0.Slot(slot), *root.Data, committee)
 			switch {
 			case err == nil:
 				s.PTC, s.VotesFound = votes, true

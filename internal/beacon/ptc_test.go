@@ -3,10 +3,12 @@ package beacon_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/attestantio/go-eth2-client/spec/gloas"
+	"github.com/attestantio/go-eth2-client/spec/phase0"
 
 	"github.com/segdiff/segdiff/internal/beacon"
 	"github.com/segdiff/segdiff/internal/beacon/beacontest"
@@ -30,16 +32,21 @@ func TestReadPTC(t *testing.T) {
 	rootN := beacontest.Root(n)
 	att := beacontest.Attestation
 	pos := beacontest.Positions
+	first := beacontest.FirstPositions
+	small := beacontest.SmallPTC(512, 24)
 	tests := []struct {
 		name        string
-		ptcSize     string // spec PTC_SIZE; "" = not exposed
+		ptcSize     string                  // spec PTC_SIZE; "" = not exposed
+		committee   []phase0.ValidatorIndex // the PTC of slot n; nil = IdentityPTC
 		blockAtN    bool
 		next        []*gloas.PayloadAttestation // nil with noNext = no block at n+1
 		noNext      bool
 		wantPresent int
+		wantVoters  int // 0: not checked
 		wantSize    int
 		wantTimely  bool
 		wantErr     error
+		wantErrText string
 	}{
 		{name: "all present", ptcSize: "512", blockAtN: true,
 			next:        []*gloas.PayloadAttestation{att(n, rootN, true, 512, pos(512)...)},
@@ -84,9 +91,23 @@ func TestReadPTC(t *testing.T) {
 		{name: "minimal preset size from spec", ptcSize: "16", blockAtN: true,
 			next:        []*gloas.PayloadAttestation{att(n, rootN, true, 16, pos(9)...)},
 			wantPresent: 9, wantSize: 16, wantTimely: true},
-		{name: "size from bitvector when spec lacks PTC_SIZE", ptcSize: "", blockAtN: true,
-			next:        []*gloas.PayloadAttestation{att(n, rootN, true, 16, pos(8)...)},
-			wantPresent: 8, wantSize: 16, wantTimely: false},
+		{name: "an aggregate of another width than the committee", ptcSize: "512", blockAtN: true,
+			next:        []*gloas.PayloadAttestation{att(n, rootN, true, 16, pos(16)...)},
+			wantErrText: "has 16 bits, the committee of slot 40 has 512 positions"},
+		// 768 validators: 24 per slot hold the 512 positions, 21 or 22 each,
+		// and an aggregate carries one bit per member (Prysm c40b59a).
+		{name: "small network: every member votes, every position counts", ptcSize: "512", committee: small,
+			blockAtN: true, next: []*gloas.PayloadAttestation{att(n, rootN, true, 512, first(small, 24)...)},
+			wantPresent: 512, wantVoters: 24, wantSize: 512, wantTimely: true},
+		{name: "small network: 12 of 24 members hold 260 positions", ptcSize: "512", committee: small,
+			blockAtN: true, next: []*gloas.PayloadAttestation{att(n, rootN, true, 512, first(small, 12)...)},
+			wantPresent: 8*22 + 4*21, wantVoters: 12, wantSize: 512, wantTimely: true},
+		{name: "small network: 11 of 24 members hold 239 positions", ptcSize: "512", committee: small,
+			blockAtN: true, next: []*gloas.PayloadAttestation{att(n, rootN, true, 512, first(small, 11)...)},
+			wantPresent: 8*22 + 3*21, wantVoters: 11, wantSize: 512, wantTimely: false},
+		{name: "small network: a member's bit at a later position counts all of its positions", ptcSize: "512", committee: small,
+			blockAtN: true, next: []*gloas.PayloadAttestation{att(n, rootN, true, 512, 24+5)},
+			wantPresent: 22, wantVoters: 1, wantSize: 512},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +116,9 @@ func TestReadPTC(t *testing.T) {
 				delete(chain.Spec, "PTC_SIZE")
 			} else {
 				chain.Spec["PTC_SIZE"] = tt.ptcSize
+			}
+			if tt.committee != nil {
+				chain.PTC = func(uint64) []phase0.ValidatorIndex { return tt.committee }
 			}
 			chain.Put(beacontest.Block(n-1, beacontest.Root(n-2)), beacontest.Root(n-1))
 			parent := beacontest.Root(n - 1)
@@ -106,6 +130,12 @@ func TestReadPTC(t *testing.T) {
 				chain.Put(beacontest.Block(n+1, parent, tt.next...), beacontest.Root(n+1))
 			}
 			got, err := newClient(t, chain).PTC(context.Background(), n)
+			if tt.wantErrText != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErrText) {
+					t.Fatalf("PTC(%d) error = %v, want one saying %q", n, err, tt.wantErrText)
+				}
+				return
+			}
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("PTC(%d) error = %v, want %v", n, err, tt.wantErr)
@@ -118,6 +148,9 @@ func TestReadPTC(t *testing.T) {
 			if got.Slot != n || got.PayloadPresent != tt.wantPresent || got.Size != tt.wantSize || got.Timely() != tt.wantTimely {
 				t.Errorf("PTC(%d) = %+v (timely %v), want present %d size %d timely %v",
 					n, got, got.Timely(), tt.wantPresent, tt.wantSize, tt.wantTimely)
+			}
+			if tt.wantVoters != 0 && got.Voters != tt.wantVoters {
+				t.Errorf("PTC(%d).Voters = %d, want %d", n, got.Voters, tt.wantVoters)
 			}
 			if got.Source == "" {
 				t.Errorf("PTC(%d).Source is empty", n)
@@ -132,17 +165,18 @@ func TestCountPTCMismatchedWidths(t *testing.T) {
 		beacontest.Attestation(3, root, true, 512, 1),
 		beacontest.Attestation(3, root, true, 16, 1),
 	)
-	if _, err := beacon.CountPTC(block, 3, root, 0); err == nil {
+	if _, err := beacon.CountPTC(block, 3, root, beacontest.IdentityPTC(512)); err == nil {
 		t.Fatal("CountPTC accepted aggregates of 512 and 16 bits")
 	}
 }
 
-func TestCountPTCWidthMustMatchSpec(t *testing.T) {
+func TestCountPTCNeedsTheCommittee(t *testing.T) {
 	root := beacontest.Root(3)
-	for _, tt := range []struct{ bits, size int }{{512, 16}, {16, 512}} {
-		block := beacontest.Block(4, root, beacontest.Attestation(3, root, true, tt.bits, 1))
-		if _, err := beacon.CountPTC(block, 3, root, tt.size); err == nil {
-			t.Errorf("CountPTC accepted %d bits with PTC_SIZE %d", tt.bits, tt.size)
-		}
+	block := beacontest.Block(4, root, beacontest.Attestation(3, root, true, 512, 1))
+	if _, err := beacon.CountPTC(block, 3, root, nil); err == nil {
+		t.Error("CountPTC counted without a committee")
+	}
+	if _, err := beacon.CountPTC(block, 3, root, beacontest.IdentityPTC(16)); err == nil {
+		t.Error("CountPTC accepted 512 bits against a committee of 16")
 	}
 }

@@ -36,8 +36,16 @@ type PTCVotes struct {
 	// Size is the committee size (PTC_SIZE: 512 on mainnet presets).
 	Size int `json:"size"`
 	// PayloadPresent counts committee positions that voted payload_present
-	// (duplicated members count once per position, as fork choice does).
+	// as the Gloas fork choice counts them: a member's vote sets every
+	// position it holds (the committee is drawn by balance with
+	// replacement, so on a network of fewer than PTC_SIZE validators per
+	// slot each member holds several).
 	PayloadPresent int `json:"payload_present"`
+	// Voters is the number of distinct members whose payload_present vote
+	// counted, Members the distinct validators in the committee (0 where
+	// the source does not say).
+	Voters  int `json:"voters,omitempty"`
+	Members int `json:"members,omitempty"`
 	// Source says where the count came from ("embedded", "chain:<block root>").
 	Source string `json:"source"`
 }

@@ -74,7 +74,21 @@ type Node struct {
 	BeaconURL string `json:"beacon_url,omitempty"`
 	// Client names the implementation ("prysm", "embedded", ...).
 	Client string `json:"client,omitempty"`
+	// Validators are the validator indices the node's validator client
+	// holds (empty when the backend does not say): on a network whose
+	// proposers build their own payloads, the node holding a slot's
+	// proposer built it.
+	Validators ValidatorRange `json:"validators,omitzero"`
 }
+
+// ValidatorRange is the validator indices [First, First+Count).
+type ValidatorRange struct {
+	First uint64 `json:"first"`
+	Count uint64 `json:"count"`
+}
+
+// Holds reports whether index is in r.
+func (r ValidatorRange) Holds(index uint64) bool { return index >= r.First && index-r.First < r.Count }
 
 // HasRole reports whether n holds role r.
 func (n Node) HasRole(r Role) bool {

@@ -40,7 +40,9 @@ type output struct {
 		LinkClass string   `json:"link_class"`
 		Roles     []string `json:"roles"`
 		// DiffusionRole is the participant's segdiff.role (relay by default).
-		DiffusionRole string `json:"diffusion_role"`
+		DiffusionRole  string `json:"diffusion_role"`
+		ValidatorFirst uint64 `json:"validator_first"`
+		ValidatorCount uint64 `json:"validator_count"`
 	} `json:"segdiff_nodes"`
 	PrometheusService string           `json:"prometheus_service"`
 	GrafanaService    string           `json:"grafana_service"`
@@ -267,6 +269,12 @@ segdiff:
 	}
 	if len(out.SegdiffNodes) != 11 {
 		t.Fatalf("segdiff_nodes = %d, want 11 (3 + 7 + 1)", len(out.SegdiffNodes))
+	}
+	// Genesis validators in participant order, 128 each by default.
+	for i, n := range out.SegdiffNodes {
+		if n.ValidatorFirst != uint64(128*i) || n.ValidatorCount != 128 {
+			t.Errorf("segdiff_nodes[%d] (%s): validators [%d, +%d), want [%d, +128)", i, n.ID, n.ValidatorFirst, n.ValidatorCount, 128*i)
+		}
 	}
 	// 11 CLs + 10 ELs (ethereumjs exports no metrics).
 	if len(cfg.ScrapeConfigs) != 21 {

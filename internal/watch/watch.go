@@ -42,6 +42,12 @@ type Sizer interface {
 	PayloadSize(ctx context.Context, slot uint64) (beacon.PayloadSize, error)
 }
 
+// Proposers reads which validator proposed a slot's block (beacon.Client
+// does).
+type Proposers interface {
+	Proposer(ctx context.Context, slot uint64) (uint64, error)
+}
+
 // Option configures Start.
 type Option func(*parameters)
 
@@ -50,6 +56,7 @@ type parameters struct {
 	backoff   [2]time.Duration
 	settle    time.Duration
 	sizer     Sizer
+	proposers Proposers
 	sizeRetry time.Duration
 }
 
@@ -67,6 +74,12 @@ func WithSettle(d time.Duration) Option { return func(p *parameters) { p.settle 
 // payload size is a missing reading).
 func WithSizer(s Sizer) Option { return func(p *parameters) { p.sizer = s } }
 
+// WithProposers sets where slots' proposers are read: on a network without
+// a builder node, each slot's payload is built by its proposer, and the
+// reveal goes to the node that holds the proposer's validator (default:
+// none, and such a network has no reveals).
+func WithProposers(p Proposers) Option { return func(p2 *parameters) { p2.proposers = p } }
+
 // Watch is a running standard source; see the package doc.
 type Watch struct {
 	p      parameters
@@ -76,9 +89,11 @@ type Watch struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	sizeMu sync.Mutex
-	sizes  map[uint64]beacon.PayloadSize
-	tried  map[uint64]time.Time // failed size reads, retried after sizeRetry
+	sizeMu    sync.Mutex
+	sizes     map[uint64]beacon.PayloadSize
+	tried     map[uint64]time.Time // failed size reads, retried after sizeRetry
+	proposer  map[uint64]uint64    // proposer index by slot
+	proposeAt map[uint64]time.Time // failed proposer reads, retried after sizeRetry
 }
 
 // node is one node's standard readings.
@@ -133,7 +148,8 @@ func Start(ctx context.Context, nodes []devnet.Node, timing devnet.Timing, opts 
 		o(&p)
 	}
 	life, cancel := context.WithCancel(context.Background())
-	w := &Watch{p: p, timing: timing, cancel: cancel, sizes: map[uint64]beacon.PayloadSize{}, tried: map[uint64]time.Time{}}
+	w := &Watch{p: p, timing: timing, cancel: cancel, sizes: map[uint64]beacon.PayloadSize{}, tried: map[uint64]time.Time{},
+		proposer: map[uint64]uint64{}, proposeAt: map[uint64]time.Time{}}
 	sorted := append([]devnet.Node(nil), nodes...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	connected := make(chan struct{}, len(sorted))
@@ -376,9 +392,19 @@ func (w *Watch) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string]
 			builder = snap
 		}
 	}
-	if builder != nil {
-		for slot, at := range reveal {
-			st := builder.AddSlot(slot)
+	builders := map[uint64]*metrics.Snapshot{}
+	for slot := range reveal {
+		builders[slot] = builder
+	}
+	if builder == nil {
+		var err error
+		if builders, err = w.selfBuilders(ctx, nodes, out, reveal, now); err != nil {
+			return nil, err
+		}
+	}
+	for slot, at := range reveal {
+		if b := builders[slot]; b != nil {
+			st := b.AddSlot(slot)
 			if err := st.SetTime(metrics.NameRevealTimestamp, at); err != nil {
 				return nil, fmt.Errorf("standard readings: %w", err)
 			}
@@ -389,6 +415,71 @@ func (w *Watch) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string]
 		}
 	}
 	return out, nil
+}
+
+// selfBuilders returns, for a network without a builder node, each
+// revealed slot's builder: the node holding the slot's proposer (a
+// self-build bid). A slot whose proposer cannot be read or is no node's
+// validator has no builder, and every node's gaps say why; a network whose
+// nodes do not say which validators they hold is an error.
+func (w *Watch) selfBuilders(ctx context.Context, nodes []devnet.Node, snaps map[string]*metrics.Snapshot, reveal map[uint64]time.Time, now time.Time) (map[uint64]*metrics.Snapshot, error) {
+	ranged := false
+	for _, n := range nodes {
+		ranged = ranged || n.Validators.Count > 0
+	}
+	if !ranged {
+		return nil, errors.New("standard readings: no node holds the builder role and none says which validators it holds, so the node that built each payload (its slot's proposer) is unknown; write the endpoints again with this build (segdiff devnet up)")
+	}
+	out := map[uint64]*metrics.Snapshot{}
+	for slot := range reveal {
+		idx, err := w.proposerOf(ctx, slot, now)
+		why := ""
+		switch {
+		case err != nil:
+			why = fmt.Sprintf("the builder of slot %d (its proposer) is unknown: %v", slot, err)
+		default:
+			for _, n := range nodes {
+				if n.Validators.Holds(idx) {
+					out[slot] = snaps[n.ID]
+				}
+			}
+			if out[slot] == nil {
+				why = fmt.Sprintf("slot %d's proposer, validator %d, is no node's validator: its builder is unknown", slot, idx)
+			}
+		}
+		if why != "" {
+			for _, snap := range snaps {
+				if snap.Gaps[slot] != "" {
+					why = snap.Gaps[slot] + "; " + why
+				}
+				snap.Gaps[slot] = why
+			}
+		}
+	}
+	return out, nil
+}
+
+// proposerOf returns slot's proposer index, reading it once; a failed read
+// is retried no sooner than sizeRetry later.
+func (w *Watch) proposerOf(ctx context.Context, slot uint64, now time.Time) (uint64, error) {
+	if w.p.proposers == nil {
+		return 0, errors.New("the watch reads no proposers")
+	}
+	w.sizeMu.Lock()
+	defer w.sizeMu.Unlock()
+	if idx, ok := w.proposer[slot]; ok {
+		return idx, nil
+	}
+	if t, ok := w.proposeAt[slot]; ok && now.Sub(t) < w.p.sizeRetry {
+		return 0, fmt.Errorf("the last read, at %s, failed", clock(t))
+	}
+	idx, err := w.p.proposers.Proposer(ctx, slot)
+	if err != nil {
+		w.proposeAt[slot] = now
+		return 0, err
+	}
+	w.proposer[slot] = idx
+	return idx, nil
 }
 
 // addBytes sets each slot's payload-topic bytes: the counter at the next

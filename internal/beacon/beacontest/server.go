@@ -3,7 +3,9 @@
 // /eth/v1/node/version) and for genesis, spec, blocks (by slot or "head"),
 // block roots, finality checkpoints, attestation rewards and signed
 // execution payload envelopes, with bodies marshalled by go-eth2-client's
-// own types as a real node serves them. health.go builds whole chains for
+// own types as a real node serves them, and states (/eth/v2/debug/beacon/
+// states/{slot}) that carry only what the readers use: the slot and the
+// payload-timeliness committees (ptc_window). health.go builds whole chains for
 // the glamsterdam health checks; events.go serves a node's /eth/v1/events
 // on a schedule (and drops it once, or never emits).
 package beacontest
@@ -39,6 +41,9 @@ type Chain struct {
 	// Rewards are the attestation rewards per epoch; a missing epoch is
 	// 404, as a node answers for an epoch it has not processed.
 	Rewards map[uint64][]apiv1.ValidatorAttestationRewards
+	// PTC returns the payload-timeliness committee of slot (validator index
+	// by position); nil serves IdentityPTC, position i held by validator i.
+	PTC func(slot uint64) []phase0.ValidatorIndex
 	// Clock, when set, gives the genesis served instead of Genesis: a
 	// chain whose slots start when the suite attaches (events.go).
 	Clock     *Clock
@@ -180,6 +185,8 @@ func (c *Chain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeData(w, c.blocks[slot], "gloas")
+	case strings.HasPrefix(path, "/eth/v2/debug/beacon/states/"):
+		c.serveState(w, strings.TrimPrefix(path, "/eth/v2/debug/beacon/states/"))
 	case strings.HasPrefix(path, "/eth/v1/beacon/states/") && strings.HasSuffix(path, "/finality_checkpoints"):
 		c.serveFinality(w, strings.TrimSuffix(strings.TrimPrefix(path, "/eth/v1/beacon/states/"), "/finality_checkpoints"))
 	case strings.HasPrefix(path, "/eth/v1/beacon/rewards/attestations/") && r.Method == http.MethodPost:
@@ -229,6 +236,88 @@ func (c *Chain) serveFinality(w http.ResponseWriter, state string) {
 		Justified:         &phase0.Checkpoint{Epoch: fin + 1, Root: Root(uint64(fin+1) * 32)},
 		PreviousJustified: &phase0.Checkpoint{Epoch: fin, Root: Root(uint64(fin) * 32)},
 	}, "")
+}
+
+// IdentityPTC is a committee of size distinct members: position i is
+// validator i (a network with PTC_SIZE validators or more per slot).
+func IdentityPTC(size int) []phase0.ValidatorIndex {
+	out := make([]phase0.ValidatorIndex, size)
+	for i := range out {
+		out[i] = phase0.ValidatorIndex(i)
+	}
+	return out
+}
+
+// SmallPTC is the committee of a small network: members distinct validators
+// (100, 101, ...) holding size positions between them, position i held by
+// member i mod members, as the balance-weighted draw with replacement gives
+// when a slot's committees have fewer validators than PTC_SIZE.
+func SmallPTC(size, members int) []phase0.ValidatorIndex {
+	out := make([]phase0.ValidatorIndex, size)
+	for i := range out {
+		out[i] = phase0.ValidatorIndex(100 + i%members)
+	}
+	return out
+}
+
+// FirstPositions returns each of the first n members' first position in
+// committee, as Prysm c40b59a sets one bit per voting member.
+func FirstPositions(committee []phase0.ValidatorIndex, n int) []int {
+	seen := map[phase0.ValidatorIndex]bool{}
+	var out []int
+	for i, v := range committee {
+		if len(out) == n {
+			break
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (c *Chain) committee(slot uint64) []phase0.ValidatorIndex {
+	if c.PTC != nil {
+		return c.PTC(slot)
+	}
+	size, err := strconv.Atoi(c.Spec["PTC_SIZE"])
+	if err != nil {
+		size = 512
+	}
+	return IdentityPTC(size)
+}
+
+// serveState serves the state at a slot with its slot and ptc_window (the
+// committees of the previous, current and next epoch); every other field is
+// the zero value the JSON decoder accepts.
+func (c *Chain) serveState(w http.ResponseWriter, id string) {
+	slot, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "state id must be a slot in this fake: "+id)
+		return
+	}
+	spe, err := strconv.ParseUint(c.Spec["SLOTS_PER_EPOCH"], 10, 64)
+	if err != nil || spe == 0 {
+		writeError(w, http.StatusInternalServerError, "SLOTS_PER_EPOCH missing from the fake's spec")
+		return
+	}
+	// window[k] is the committee of the slot k - SLOTS_PER_EPOCH after the
+	// state's epoch starts (before genesis: the first slot's).
+	start := (slot / spe) * spe
+	window := make([][]phase0.ValidatorIndex, 3*spe)
+	for k := range window {
+		window[k] = c.committee(max(start+uint64(k), spe) - spe)
+	}
+	keys := func() []phase0.BLSPubKey { return make([]phase0.BLSPubKey, 512) }
+	writeData(w, &gloas.BeaconState{
+		Slot: phase0.Slot(slot), PTCWindow: window,
+		Fork: &phase0.Fork{}, LatestBlockHeader: &phase0.BeaconBlockHeader{}, ETH1Data: &phase0.ETH1Data{BlockHash: make([]byte, 32)},
+		JustificationBits:           make([]byte, 1),
+		PreviousJustifiedCheckpoint: &phase0.Checkpoint{}, CurrentJustifiedCheckpoint: &phase0.Checkpoint{}, FinalizedCheckpoint: &phase0.Checkpoint{},
+		CurrentSyncCommittee: &altair.SyncCommittee{Pubkeys: keys()}, NextSyncCommittee: &altair.SyncCommittee{Pubkeys: keys()},
+		LatestExecutionPayloadBid: &gloas.ExecutionPayloadBid{},
+	}, "gloas")
 }
 
 func (c *Chain) serveRewards(w http.ResponseWriter, id string) {

@@ -135,7 +135,7 @@ func (d *kurtosisDevnet) startWatch(ctx context.Context) {
 		return
 	}
 	nodes, _ := d.Nodes(ctx)
-	if d.watch, err = watch.Start(ctx, nodes, timing, watch.WithSizer(d.beacon)); err != nil {
+	if d.watch, err = watch.Start(ctx, nodes, timing, watch.WithSizer(d.beacon), watch.WithProposers(d.beacon)); err != nil {
 		d.watchErr = err
 	}
 }

@@ -53,6 +53,7 @@ func discover(ec serviceLookup, enclave string, out *RunOutput) (*Endpoints, err
 				Client:     n.Client,
 				BeaconURL:  cl[PortCLHTTP],
 				MetricsURL: cl[PortCLMetrics] + "/metrics",
+				Validators: devnet.ValidatorRange{First: n.ValidatorFirst, Count: n.ValidatorCount},
 			},
 			CLService: n.CLService,
 			ELService: n.ELService,

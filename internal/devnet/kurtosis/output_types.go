@@ -38,4 +38,9 @@ type OutputNode struct {
 	// participant's segdiff.role (relay, withholder, silent or mute); ""
 	// from a package that predates roles, read as relay.
 	DiffusionRole string `json:"diffusion_role,omitempty"`
+	// ValidatorFirst and ValidatorCount are the genesis validator indices
+	// the node's validator client holds, [first, first+count); absent from
+	// a package that predates them.
+	ValidatorFirst uint64 `json:"validator_first,omitempty"`
+	ValidatorCount uint64 `json:"validator_count,omitempty"`
 }
