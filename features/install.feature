@@ -12,6 +12,13 @@ Feature: Block-install delay
   consume the median budget on its own) and max <= 1 s (the median-completion
   budget itself).
 
+  On a client without the metrics contract the delay comes from the standard
+  source: on Prysm, the time its ReceiveBlock took for the slot's block
+  (chain_service_processing_milliseconds, read at slot boundaries), which
+  every node has for every block, its own proposal included; on a client
+  without it, block_gossip to block event, which a proposer does not emit for
+  its own block (its slot is then a missing reading, named).
+
   @embedded
   Scenario Outline: every node installs each warm block within <max> (<mode>)
     Given a <mode> devnet

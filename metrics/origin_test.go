@@ -121,3 +121,30 @@ func TestOriginReading(t *testing.T) {
 		}
 	}
 }
+
+// TestParseReceiveBlock reads Prysm's ReceiveBlock summary as a node
+// exports it (no quantiles: sum and count).
+func TestParseReceiveBlock(t *testing.T) {
+	const summary = "# HELP chain_service_processing_milliseconds Total time to call a chain service in ReceiveBlock()\n" +
+		"# TYPE chain_service_processing_milliseconds summary\nchain_service_processing_milliseconds_sum 40366\nchain_service_processing_milliseconds_count 97\n"
+	tests := []struct {
+		name, input, wantErr string
+		sum                  float64
+		count                uint64
+		present              bool
+	}{
+		{name: "sum and count", input: summary, sum: 40366, count: 97, present: true},
+		{name: "absent", input: good},
+		{name: "a gauge of the name is refused", input: "# TYPE chain_service_processing_milliseconds gauge\nchain_service_processing_milliseconds 5\n",
+			wantErr: "chain_service_processing_milliseconds: wrong metric type: declared gauge, want summary"},
+	}
+	for _, tt := range tests {
+		snap, err := metrics.Parse(strings.NewReader(tt.input), "node-1")
+		if failed(t, tt.name, err, tt.wantErr) {
+			continue
+		}
+		if snap.ReceiveBlockMillis != tt.sum || snap.ReceiveBlocks != tt.count || snap.HasReceiveBlock != tt.present {
+			t.Errorf("%s: %v ms over %d blocks (present %v), want %v over %d (%v)", tt.name, snap.ReceiveBlockMillis, snap.ReceiveBlocks, snap.HasReceiveBlock, tt.sum, tt.count, tt.present)
+		}
+	}
+}

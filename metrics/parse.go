@@ -113,6 +113,10 @@ func (b *builder) family(mf *dto.MetricFamily) {
 		b.topicBytesFamily(mf)
 		return
 	}
+	if name == ReceiveBlockSeries {
+		b.receiveBlockFamily(mf)
+		return
+	}
 	if !strings.HasPrefix(name, Namespace) {
 		return
 	}
@@ -175,6 +179,14 @@ func series(name string, labels map[string]string, keys ...string) string {
 func (b *builder) sample(name string, labels map[string]string, v float64) {
 	if name == TopicBytesSeries {
 		b.topicBytes(labels, v)
+		return
+	}
+	switch name {
+	case ReceiveBlockSeries + "_sum":
+		b.receiveBlock(v, 0, true, false)
+		return
+	case ReceiveBlockSeries + "_count":
+		b.receiveBlock(0, v, false, true)
 		return
 	}
 	if !strings.HasPrefix(name, Namespace) {

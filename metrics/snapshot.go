@@ -29,6 +29,12 @@ type Snapshot struct {
 	// counter of the node's lifetime, not of one slot.
 	TopicBytes    uint64
 	HasTopicBytes bool
+	// ReceiveBlockMillis and ReceiveBlocks are ReceiveBlockSeries's sum and
+	// count when the exposition has it (HasReceiveBlock): the node's
+	// lifetime, not one slot's.
+	ReceiveBlockMillis float64
+	ReceiveBlocks      uint64
+	HasReceiveBlock    bool
 	// Gaps holds the slots the source could not watch whole, each with why
 	// (an event stream that was down for part of the slot): a reading
 	// missing from such a slot is reported as a gap, never as a clean

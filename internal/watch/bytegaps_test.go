@@ -26,7 +26,7 @@ func TestByteGaps(t *testing.T) {
 		{"just in time", map[uint64]counterRead{3: ok(0), 4: {bytes: 10, present: true, late: late}, 5: ok(20)}, map[uint64]string{}},
 		{"a counter that went back", map[uint64]counterRead{3: ok(50), 4: ok(10)}, map[uint64]string{3: "went back from 50 to 10"}},
 		{"two causes on one slot", map[uint64]counterRead{3: {err: errors.New("refused")}, 4: {bytes: 10, present: true, late: time.Second}},
-			map[uint64]string{2: "refused", 3: "refused; p2p_pubsub_rpc_recv_pub_bytes_total read at the start of slot 4 came back 1000 ms late", 4: "1000 ms late"}},
+			map[uint64]string{2: "refused", 3: "refused; the /metrics read (p2p_pubsub_rpc_recv_pub_bytes_total, chain_service_processing_milliseconds) at the start of slot 4 came back 1000 ms late", 4: "1000 ms late"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

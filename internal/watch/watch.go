@@ -118,7 +118,12 @@ type outage struct {
 type counterRead struct {
 	bytes   uint64
 	present bool // the exposition had metrics.TopicBytesSeries
-	err     error
+	// recvMs and recvN are metrics.ReceiveBlockSeries's sum and count,
+	// recvPresent whether the exposition had it.
+	recvMs      float64
+	recvN       uint64
+	recvPresent bool
+	err         error
 	// late is how long after the slot boundary the read came back.
 	late time.Duration
 }
@@ -287,6 +292,7 @@ func (w *Watch) readCounters(ctx context.Context, n devnet.Node, nw *node) {
 			var snap *metrics.Snapshot
 			if snap, read.err = src.Snapshot(ctx, n); read.err == nil {
 				read.bytes, read.present = snap.TopicBytes, snap.HasTopicBytes
+				read.recvMs, read.recvN, read.recvPresent = snap.ReceiveBlockMillis, snap.ReceiveBlocks, snap.HasReceiveBlock
 			}
 			read.late = w.p.now().Sub(at)
 		}
@@ -369,12 +375,16 @@ func (w *Watch) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string]
 		}
 		snap := metrics.NewSnapshot(n.ID+" (standard API)", metrics.OriginStandardAPI)
 		nw.mu.Lock()
+		installTimes := nw.receiveBlock()
 		for slot, byTopic := range nw.events {
 			if slot < w.first {
 				continue // it may have started before every stream was up
 			}
 			st := snap.AddSlot(slot)
 			for topic, at := range byTopic {
+				if topic == metrics.TopicBlockGossip && installTimes {
+					continue // the arrival is the install time before the block event (addInstall)
+				}
 				if err := st.SetTime(eventSeries[topic], at); err != nil {
 					nw.mu.Unlock()
 					return nil, fmt.Errorf("standard readings of node %s: %w", n.ID, err)
@@ -385,6 +395,12 @@ func (w *Watch) Snapshots(ctx context.Context, nodes []devnet.Node) (map[string]
 			}
 		}
 		snap.Gaps = w.gaps(nw, now)
+		if installTimes {
+			if err := w.addInstall(snap, nw); err != nil {
+				nw.mu.Unlock()
+				return nil, fmt.Errorf("standard readings of node %s: %w", n.ID, err)
+			}
+		}
 		w.addBytes(snap, nw)
 		nw.mu.Unlock()
 		out[n.ID] = snap
@@ -482,6 +498,55 @@ func (w *Watch) proposerOf(ctx context.Context, slot uint64, now time.Time) (uin
 	return idx, nil
 }
 
+// receiveBlock reports whether nw's client exports
+// metrics.ReceiveBlockSeries: then its install time, not the block_gossip
+// event, gives the block's arrival. nw.mu must be held.
+func (nw *node) receiveBlock() bool {
+	for _, r := range nw.counter {
+		if r.recvPresent {
+			return true
+		}
+	}
+	return false
+}
+
+// addInstall sets each slot's block arrival to the block event's receipt
+// less the time ReceiveBlock took for the block: the sum's growth between
+// the slot's boundary reads, when exactly one block went through it then.
+// Another count is a gap of the slot, with why (a failed or late read is
+// one already, from byteGaps).
+func (w *Watch) addInstall(snap *metrics.Snapshot, nw *node) error {
+	for slot, at := range nw.counter {
+		next, ok := nw.counter[slot+1]
+		st := snap.Slot(slot)
+		if !ok || st == nil || !st.Has(metrics.NameBlockInstalledTimestamp) || slot < w.first {
+			continue
+		}
+		if at.err != nil || next.err != nil || at.late > w.lateRead() || next.late > w.lateRead() || !at.recvPresent || !next.recvPresent {
+			continue
+		}
+		why := ""
+		switch n := next.recvN - at.recvN; {
+		case next.recvN < at.recvN:
+			why = fmt.Sprintf("%s went back from %d to %d blocks (the node restarted)", metrics.ReceiveBlockSeries, at.recvN, next.recvN)
+		case n != 1:
+			why = fmt.Sprintf("%s counted %d blocks between the reads at the starts of slots %d and %d: the install time of slot %d's block cannot be told apart",
+				metrics.ReceiveBlockSeries, n, slot, slot+1, slot)
+		default:
+			d := time.Duration((next.recvMs - at.recvMs) * float64(time.Millisecond))
+			if err := st.SetTime(metrics.NameBlockArrivalTimestamp, st.BlockInstalled.Add(-d)); err != nil {
+				return err
+			}
+			continue
+		}
+		if snap.Gaps[slot] != "" {
+			why = snap.Gaps[slot] + "; " + why
+		}
+		snap.Gaps[slot] = why
+	}
+	return nil
+}
+
 // addBytes sets each slot's payload-topic bytes: the counter at the next
 // slot's start minus the counter at this one's. A failed read or a counter
 // that went back is a gap of the slots it bounds.
@@ -532,10 +597,10 @@ func byteGaps(reads map[uint64]counterRead, late time.Duration) map[uint64]strin
 		r := reads[slot]
 		switch {
 		case r.err != nil:
-			bounds(slot, fmt.Sprintf("%s read at the start of slot %d failed: %v", metrics.TopicBytesSeries, slot, r.err))
+			bounds(slot, fmt.Sprintf("the /metrics read (%s, %s) at the start of slot %d failed: %v", metrics.TopicBytesSeries, metrics.ReceiveBlockSeries, slot, r.err))
 		case r.late > late:
-			bounds(slot, fmt.Sprintf("%s read at the start of slot %d came back %d ms late (limit %d ms, an eighth of the slot): it may hold bytes of either slot",
-				metrics.TopicBytesSeries, slot, r.late.Milliseconds(), late.Milliseconds()))
+			bounds(slot, fmt.Sprintf("the /metrics read (%s, %s) at the start of slot %d came back %d ms late (limit %d ms, an eighth of the slot): it may hold either slot's bytes and blocks",
+				metrics.TopicBytesSeries, metrics.ReceiveBlockSeries, slot, r.late.Milliseconds(), late.Milliseconds()))
 		case r.present && slot > 0:
 			if prev, ok := reads[slot-1]; ok && prev.err == nil && prev.present && r.bytes < prev.bytes {
 				add(slot-1, fmt.Sprintf("%s went back from %d to %d (the node restarted)", metrics.TopicBytesSeries, prev.bytes, r.bytes))

@@ -47,19 +47,29 @@ func events(o offsets) []beacontest.Event {
 }
 
 // counter serves metrics.TopicBytesSeries growing by slotBytes 150 ms into
-// every slot.
+// every slot, and metrics.ReceiveBlockSeries counting one block of
+// installMs(slot) ms 30 ms into every slot (when the block event comes).
 func counter(clock *beacontest.Clock) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n := 0
+		n, blocks, ms := 0, 0, 0
 		for s := 1; s <= slots+2; s++ {
-			if time.Since(clock.Genesis()) >= time.Duration(s)*slotDur+150*time.Millisecond {
+			since := time.Since(clock.Genesis())
+			if since >= time.Duration(s)*slotDur+150*time.Millisecond {
 				n++
+			}
+			if since >= time.Duration(s)*slotDur+30*time.Millisecond {
+				blocks++
+				ms += installMs(uint64(s))
 			}
 		}
 		fmt.Fprintf(w, "# TYPE %s counter\n%s{is_partial=\"false\",topic=\"/eth2/00000000/execution_payload/ssz_snappy\"} %d\n",
 			metrics.TopicBytesSeries, metrics.TopicBytesSeries, n*slotBytes)
+		fmt.Fprintf(w, "# TYPE %s summary\n%s_sum %d\n%s_count %d\n", metrics.ReceiveBlockSeries, metrics.ReceiveBlockSeries, ms, metrics.ReceiveBlockSeries, blocks)
 	})
 }
+
+// installMs is the ReceiveBlock time of slot's block on n01.
+func installMs(slot uint64) int { return 10 + int(slot) }
 
 type sizer struct{}
 
@@ -138,6 +148,13 @@ func testWatch(t *testing.T) {
 		n1 := snaps["n01"].Slot(s)
 		near(fmt.Sprintf("slot %d n01 available", s), n1.Completed, start.Add(150*time.Millisecond))
 		near(fmt.Sprintf("slot %d n01 block", s), n1.BlockInstalled, start.Add(30*time.Millisecond))
+		// n01 exports ReceiveBlock's summary: its arrival is the block
+		// event less the block's install time, not its block_gossip event.
+		if s < slots {
+			near(fmt.Sprintf("slot %d n01 block arrival", s), n1.BlockArrival, start.Add(30*time.Millisecond-time.Duration(installMs(s))*time.Millisecond))
+		}
+		n2s := snaps["n02"].Slot(s)
+		near(fmt.Sprintf("slot %d n02 block arrival (block_gossip)", s), n2s.BlockArrival, start.Add(20*time.Millisecond))
 		if d, ok := n1.CompletionFrom(b.Reveal); !ok || d != 100*time.Millisecond {
 			t.Errorf("slot %d n01 completion from the reveal %v, want 100ms", s, d)
 		}
