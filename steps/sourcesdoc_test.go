@@ -42,7 +42,7 @@ func TestSourcesDoc(t *testing.T) {
 	generatedBlock(t, "<!-- readings: generated", "<!-- end of readings -->", steps.ReadingsDoc())
 	generatedBlock(t, "<!-- sources: generated", "<!-- end of sources -->", want)
 	for _, row := range []string{
-		"| `bytes.feature` | payload copies per node stay within budget (\\<mode>) | segmented, whole | `prysm-segmented`, `prysm-gloas` |",
+		"| `bytes.feature` | payload copies per node stay within budget (\\<mode>) | segmented, whole | `prysm-segmented` |",
 		"fails closed naming the client; `~@bytes` excludes it",
 		"| `health.feature` | finality advances every epoch (\\<mode>) | segmented, whole | `prysm-segmented`, `prysm-gloas`, `lighthouse-gloas`, `teku-gloas`, `lodestar-gloas`, `nimbus-gloas`, `grandine-gloas` | standard API reads |",
 		"| `sources.feature` | the contract's completion agrees with execution_payload_available (\\<mode>) | segmented | `prysm-segmented` | contract vs standard API (times at receipt) |",

@@ -89,7 +89,7 @@ func TestArgumentErrors(t *testing.T) {
 		{name: "devnet down: stray argument", args: []string{"devnet", "down", "now"}, want: []string{`unexpected arguments ["now"]`}},
 		{name: "devnet up: typo'd flag", args: []string{"devnet", "up", "--parmas", "x.yaml"}, want: []string{"-parmas; did you mean -params?"}},
 
-		{name: "patches: no subcommand", args: []string{"patches"}, want: []string{"segdiff patches: no subcommand given (one of check, apply, build, matrix)"}},
+		{name: "patches: no subcommand", args: []string{"patches"}, want: []string{"segdiff patches: no subcommand given (one of check, apply, build, claims, matrix)"}},
 		{name: "patches: unknown subcommand, before the manifest is read", args: []string{"patches", "bogus"}, want: []string{`unknown subcommand "bogus"`}},
 		{name: "patches: typo'd flag", args: []string{"patches", "check", "--manifset", "x"}, want: []string{"--manifset; its flags: --manifest, --client, --source; did you mean --manifest?"}},
 

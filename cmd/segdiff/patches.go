@@ -16,8 +16,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/segdiff/segdiff/internal/clientpatch"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/scrape"
 	"github.com/segdiff/segdiff/internal/suggest"
 )
 
@@ -25,7 +28,7 @@ func init() {
 	register("patches", command{summary: "check, apply and build client patches; emit the nightly matrix", run: runPatches})
 }
 
-const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
+const patchesUsage = `usage: segdiff patches <check|apply|build|claims|matrix> [flags]
 
   check  [--manifest F] [--client NAME] [--source DIR]
          validate the manifest, every patch (hunk counts) and the nightly plan
@@ -37,6 +40,11 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
   build  --source DIR [--client NAME] [--manifest F] [--tag IMAGE]
          check the build context as check --source does, then docker build
          the patched checkout into the manifest's image
+  claims [--manifest F] [--endpoints F]
+         scrape every node of a running Kurtosis devnet (its endpoints file,
+         default .devnet/segdiff/endpoints.json) and compare the sources its
+         manifest entry claims (contract, topic-bytes) with what the node
+         exports; any disagreement exits 1 naming the node and source
   matrix [--manifest F]
          print the nightly plan (JSON): {"images": {"include": [one job per
          image to build]}, "devnets": {"include": [one job per client and
@@ -45,13 +53,14 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|matrix> [flags]
 
 // patchesOptions are the flags of every verb; each verb defines only those
 // patchesVerbs lists for it.
-type patchesOptions struct{ manifest, client, source, tag string }
+type patchesOptions struct{ manifest, client, source, tag, endpoints string }
 
 // patchesVerbs lists each verb's flags, in usage order.
 var patchesVerbs = map[string][]string{
 	"check":  {"manifest", "client", "source"},
 	"apply":  {"manifest", "client", "source"},
 	"build":  {"manifest", "client", "source", "tag"},
+	"claims": {"manifest", "endpoints"},
 	"matrix": {"manifest"},
 }
 
@@ -65,6 +74,9 @@ var patchesFlagDefs = map[string]func(*flag.FlagSet, *patchesOptions){
 	"source": func(fs *flag.FlagSet, o *patchesOptions) {
 		fs.StringVar(&o.source, "source", "", "checkout of the client's repository at the pinned commit (or branch head)")
 	},
+	"endpoints": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.endpoints, "endpoints", kurtosis.EndpointsPath(kurtosis.DefaultEndpointsDir, kurtosis.DefaultEnclave), "the running devnet's endpoints file (segdiff devnet up writes it)")
+	},
 	"tag": func(fs *flag.FlagSet, o *patchesOptions) {
 		fs.StringVar(&o.tag, "tag", "", "image tag to build (default: the manifest's image)")
 	},
@@ -74,7 +86,7 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	verbs := slices.Sorted(maps.Keys(patchesVerbs))
 	switch {
 	case len(args) == 0:
-		return usageErrorf(stderr, "patches", "no subcommand given (one of check, apply, build, matrix)")
+		return usageErrorf(stderr, "patches", "no subcommand given (one of check, apply, build, claims, matrix)")
 	case isHelp(args[0]):
 		fmt.Fprint(stderr, patchesUsage)
 		return 0
@@ -117,6 +129,8 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return patchesApply(ctx, m, o.client, o.source, stdout, stderr)
 	case "build":
 		return patchesBuild(ctx, m, o.client, o.source, o.tag, stdout, stderr)
+	case "claims":
+		return patchesClaims(ctx, m, o.endpoints, stdout, stderr)
 	default:
 		return patchesMatrix(m, stdout, stderr)
 	}
@@ -414,6 +428,64 @@ type nightlyMatrix struct {
 
 type matrixOf[T any] struct {
 	Include []T `json:"include"`
+}
+
+// patchesClaims scrapes every node of the devnet in endpointsFile and prints,
+// per node and source, what the manifest claims and what the node exports.
+func patchesClaims(ctx context.Context, m *clientpatch.Manifest, endpointsFile string, stdout, stderr io.Writer) int {
+	e, err := kurtosis.ReadEndpoints(endpointsFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff patches claims: %v\n", err)
+		return 1
+	}
+	if e.ParamsFile == "" {
+		fmt.Fprintf(stderr, "segdiff patches claims: %s names no params file: start the devnet with segdiff devnet up --params\n", endpointsFile)
+		return 1
+	}
+	src, err := scrape.NewDirect()
+	if err != nil {
+		fmt.Fprintf(stderr, "segdiff patches claims: %v\n", err)
+		return 1
+	}
+	var seen []clientpatch.Observed
+	for _, n := range e.DevnetNodes() {
+		snap, err := src.Snapshot(ctx, n)
+		if err != nil {
+			fmt.Fprintf(stderr, "segdiff patches claims: scrape node %s: %v\n", n.ID, err)
+			return 1
+		}
+		seen = append(seen, clientpatch.Observed{Node: n.ID, Type: n.Client, Contract: snap.Info.Present, TopicBytes: snap.HasTopicBytes})
+	}
+	claims, err := m.CheckClaims(e.ParamsFile, seen)
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "node\tentry\tsource\tclaimed\texported\t")
+	bad := 0
+	for _, c := range claims {
+		verdict := "ok"
+		if !c.Holds() {
+			verdict, bad = "MISMATCH", bad+1
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%v\t%s\n", c.Node, c.Entry, c.Source, c.Claimed, c.Found, verdict)
+	}
+	_ = w.Flush()
+	if err != nil {
+		printErrLines(stderr, "segdiff patches claims: ", err)
+		return 1
+	}
+	for _, c := range claims {
+		if !c.Holds() {
+			what := "claims %s, which its node %s does not export"
+			if !c.Claimed {
+				what = "does not claim %s, which its node %s exports"
+			}
+			fmt.Fprintf(stderr, "segdiff patches claims: %s: entry %s "+what+"\n", m.Path, c.Entry, c.Source, c.Node)
+		}
+	}
+	if bad > 0 {
+		return 1
+	}
+	fmt.Fprintf(stdout, "every claim of %s holds on the %d nodes of %s (standard-api: the suite's preflight checks the event streams)\n", m.Path, len(seen), e.ParamsFile)
+	return 0
 }
 
 func patchesMatrix(m *clientpatch.Manifest, stdout, stderr io.Writer) int {

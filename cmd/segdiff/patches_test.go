@@ -201,7 +201,7 @@ func TestPatchesFlags(t *testing.T) {
 		{"arguments", []string{"matrix", "extra"},
 			`segdiff patches matrix: unexpected arguments ["extra"] (its flags: --manifest) (see 'segdiff patches matrix --help')`},
 		{"a misspelt verb", []string{"chek"},
-			`segdiff patches: unknown subcommand "chek" (one of apply, build, check, matrix); did you mean check? (see 'segdiff patches --help')`},
+			`segdiff patches: unknown subcommand "chek" (one of apply, build, check, claims, matrix); did you mean check? (see 'segdiff patches --help')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

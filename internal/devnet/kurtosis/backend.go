@@ -151,12 +151,18 @@ func (d *kurtosisDevnet) StandardSnapshots(ctx context.Context, nodes []devnet.N
 func (d *kurtosisDevnet) Backend() string { return BackendName }
 
 func (d *kurtosisDevnet) Nodes(context.Context) ([]devnet.Node, error) {
-	out := make([]devnet.Node, len(d.endpoints.Nodes))
-	for i, n := range d.endpoints.Nodes {
+	return d.endpoints.DevnetNodes(), nil
+}
+
+// DevnetNodes returns the nodes as the devnet interface has them, sorted by
+// id (ReadEndpoints checked they are).
+func (e *Endpoints) DevnetNodes() []devnet.Node {
+	out := make([]devnet.Node, len(e.Nodes))
+	for i, n := range e.Nodes {
 		out[i] = n.Node
 		out[i].Roles = append([]devnet.Role(nil), n.Roles...)
 	}
-	return out, nil // ReadEndpoints checked they are sorted by ID
+	return out
 }
 
 // Timing reads genesis and slot duration from the beacon API; when the node
