@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/segdiff/segdiff/internal/beacon/beacontest"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis"
+	"github.com/segdiff/segdiff/internal/devnet/kurtosis/kurtosistest"
 	"github.com/segdiff/segdiff/internal/report"
+	"github.com/segdiff/segdiff/metrics/metricstest"
 )
 
 // TestHealthFeatureFails runs health.feature against the kurtosis backend
@@ -30,17 +33,17 @@ func TestHealthFeatureFails(t *testing.T) {
 			for slot := uint64(2 * spe); slot < 2*spe+3; slot++ {
 				c.Withhold(slot)
 			}
-		}, "blocks carry external builders' bids whose payloads are revealed",
+		}, "slots have blocks whose payloads the PTC judges present",
 			[]string{"judged present, epoch 2 = 62.5%", "budget >= 90.0%", "worst: slot 16 0 votes, slot 17 0 votes, slot 18 0 votes"}},
 		{"self-built blocks", func(c *beacontest.Chain) {
 			for slot := uint64(4 * spe); slot < 4*spe+3; slot++ {
 				c.SelfBuild(slot)
 			}
-		}, "blocks carry external builders' bids whose payloads are revealed",
+		}, "blocks carry external builders' bids",
 			[]string{"external builder, epoch 4 = 62.5%", "budget >= 75.0%", "worst: slot 32, slot 33, slot 34"}},
 		{"missed slots", func(c *beacontest.Chain) {
 			c.Miss(3*spe + 5)
-		}, "blocks carry external builders' bids whose payloads are revealed",
+		}, "slots have blocks whose payloads the PTC judges present",
 			[]string{"canonical block, epoch 3 = 87.5%", "budget >= 90.0%", "worst: slot 29"}},
 	}
 	for _, tt := range tests {
@@ -58,8 +61,8 @@ func TestHealthFeatureFails(t *testing.T) {
 					run = append(run, sc)
 				}
 			}
-			if len(run) != 3 {
-				t.Fatalf("ran %d scenarios, want 3", len(run))
+			if len(run) != 4 {
+				t.Fatalf("ran %d scenarios, want 4", len(run))
 			}
 			for _, sc := range run {
 				if !strings.HasPrefix(sc.Name, tt.failed) {
@@ -88,5 +91,35 @@ func TestHealthFeatureFails(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHealthSkipsExternalBidsWithoutABuilder: on a devnet whose proposers
+// build their own payloads no node holds the builder role; the external-bids
+// scenario is skipped saying why, and the others run.
+func TestHealthSkipsExternalBidsWithoutABuilder(t *testing.T) {
+	chain := beacontest.HealthyChain(time.Unix(1_800_000_000, 0), healthEpochs, healthSlotsPerEpoch)
+	e := kurtosistest.StartEnclave(t, kurtosistest.EnclaveConfig{
+		Network: metricstest.Network{Slots: fakeSlots, Receivers: fakeReceivers, Compressed: fakeCompressed},
+		Chain:   chain, NoBuilderRole: true})
+	t.Setenv(kurtosis.EnvEndpoints, e.EndpointsPath)
+	status, out, s := runKurtosis(t, kurtosisTags, false, "../features/health.feature")
+	if status != 0 {
+		t.Fatalf("health.feature failed:\n%s", out)
+	}
+	ran, skipped := 0, ""
+	for _, sc := range s.Results().Scenarios {
+		switch {
+		case strings.HasPrefix(sc.Name, "blocks carry external builders' bids (segmented)"):
+			skipped = sc.Error
+			if sc.Status != report.StatusSkipped {
+				t.Errorf("%q: %s, want skipped", sc.Name, sc.Status)
+			}
+		case sc.Status == report.StatusPassed:
+			ran++
+		}
+	}
+	if ran != 3 || !strings.Contains(skipped, "the devnet runs no external builder") {
+		t.Errorf("%d scenarios passed (want 3); the external-bids one says %q", ran, skipped)
 	}
 }

@@ -45,15 +45,16 @@ const patchesUsage = `usage: segdiff patches <check|apply|build|claims|matrix> [
          default .devnet/segdiff/endpoints.json) and compare the sources its
          manifest entry claims (contract, topic-bytes) with what the node
          exports; any disagreement exits 1 naming the node and source
-  matrix [--manifest F]
+  matrix [--manifest F] [--for-params PARAMS]
          print the nightly plan (JSON): {"images": {"include": [one job per
          image to build]}, "devnets": {"include": [one job per client and
-         params file, with the built images it loads]}}
+         params file, with the built images it loads]}}; with --for-params, only
+         the tag filter of that params file's devnet job (one line)
 `
 
 // patchesOptions are the flags of every verb; each verb defines only those
 // patchesVerbs lists for it.
-type patchesOptions struct{ manifest, client, source, tag, endpoints string }
+type patchesOptions struct{ manifest, client, source, tag, endpoints, forParams string }
 
 // patchesVerbs lists each verb's flags, in usage order.
 var patchesVerbs = map[string][]string{
@@ -61,7 +62,7 @@ var patchesVerbs = map[string][]string{
 	"apply":  {"manifest", "client", "source"},
 	"build":  {"manifest", "client", "source", "tag"},
 	"claims": {"manifest", "endpoints"},
-	"matrix": {"manifest"},
+	"matrix": {"manifest", "for-params"},
 }
 
 var patchesFlagDefs = map[string]func(*flag.FlagSet, *patchesOptions){
@@ -76,6 +77,9 @@ var patchesFlagDefs = map[string]func(*flag.FlagSet, *patchesOptions){
 	},
 	"endpoints": func(fs *flag.FlagSet, o *patchesOptions) {
 		fs.StringVar(&o.endpoints, "endpoints", kurtosis.EndpointsPath(kurtosis.DefaultEndpointsDir, kurtosis.DefaultEnclave), "the running devnet's endpoints file (segdiff devnet up writes it)")
+	},
+	"for-params": func(fs *flag.FlagSet, o *patchesOptions) {
+		fs.StringVar(&o.forParams, "for-params", "", "print only the tag filter of this network-params file's devnet job")
 	},
 	"tag": func(fs *flag.FlagSet, o *patchesOptions) {
 		fs.StringVar(&o.tag, "tag", "", "image tag to build (default: the manifest's image)")
@@ -132,7 +136,7 @@ func runPatches(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case "claims":
 		return patchesClaims(ctx, m, o.endpoints, stdout, stderr)
 	default:
-		return patchesMatrix(m, stdout, stderr)
+		return patchesMatrix(m, o.forParams, stdout, stderr)
 	}
 }
 
@@ -488,7 +492,7 @@ func patchesClaims(ctx context.Context, m *clientpatch.Manifest, endpointsFile s
 	return 0
 }
 
-func patchesMatrix(m *clientpatch.Manifest, stdout, stderr io.Writer) int {
+func patchesMatrix(m *clientpatch.Manifest, forParams string, stdout, stderr io.Writer) int {
 	n, err := m.Nightly()
 	if err != nil {
 		printErrLines(stderr, "segdiff patches matrix: ", err)
@@ -497,6 +501,20 @@ func patchesMatrix(m *clientpatch.Manifest, stdout, stderr io.Writer) int {
 	if len(n.Devnets) == 0 {
 		fmt.Fprintf(stderr, "segdiff patches matrix: no client in %s lists params\n", m.Path)
 		return 1
+	}
+	if forParams != "" {
+		var tags []string
+		for _, j := range n.Devnets {
+			if j.Params == forParams && !slices.Contains(tags, j.Tags) {
+				tags = append(tags, j.Tags)
+			}
+		}
+		if len(tags) != 1 {
+			fmt.Fprintf(stderr, "segdiff patches matrix: --for-params %s: %d devnet jobs' tag filters (%q), want exactly one\n", forParams, len(tags), tags)
+			return 1
+		}
+		fmt.Fprintln(stdout, tags[0])
+		return 0
 	}
 	if err := json.NewEncoder(stdout).Encode(nightlyMatrix{matrixOf[clientpatch.ImageJob]{n.Images}, matrixOf[clientpatch.DevnetJob]{n.Devnets}}); err != nil {
 		fmt.Fprintf(stderr, "segdiff patches matrix: %v\n", err)

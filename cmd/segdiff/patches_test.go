@@ -116,6 +116,19 @@ func TestPatchesApply_ConflictNamesFile(t *testing.T) {
 	}
 }
 
+// TestPatchesMatrixTagsOf: --for-params prints one params file's tag filter
+// (what .ci/real-devnet runs the suite with), and refuses a file no job runs.
+func TestPatchesMatrixTagsOf(t *testing.T) {
+	code, out, errs := runCLI(t, "matrix", "--manifest", repoManifest(t), "--for-params", "network-params/whole.yaml")
+	if code != 0 || out != "@kurtosis && ~@slow && ~@broken && ~@bytes && ~@contract\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want whole.yaml's filter (stock Prysm: no byte counter, no contract)", code, out, errs)
+	}
+	code, _, errs = runCLI(t, "matrix", "--manifest", repoManifest(t), "--for-params", "network-params/none.yaml")
+	if code != 1 || !strings.Contains(errs, "--for-params network-params/none.yaml: 0 devnet jobs' tag filters") {
+		t.Errorf("unknown params: exit %d, stderr %q", code, errs)
+	}
+}
+
 // TestPatchesMatrix: the nightly plan builds each patched image in one job
 // and every devnet job that runs it names it to load; published images are
 // not built; every shipped network-params file is a devnet job.
@@ -189,9 +202,9 @@ func TestPatchesFlags(t *testing.T) {
 		want string
 	}{
 		{"matrix has no --source", []string{"matrix", "--source", "x"},
-			"segdiff patches matrix: matrix does not take --source (only apply, build, check use it); its flags: --manifest (see 'segdiff patches matrix --help')"},
+			"segdiff patches matrix: matrix does not take --source (only apply, build, check use it); its flags: --manifest, --for-params (see 'segdiff patches matrix --help')"},
 		{"matrix has no --client", []string{"matrix", "--client", "prysm-segmented"},
-			"segdiff patches matrix: matrix does not take --client (only apply, build, check use it); its flags: --manifest (see 'segdiff patches matrix --help')"},
+			"segdiff patches matrix: matrix does not take --client (only apply, build, check use it); its flags: --manifest, --for-params (see 'segdiff patches matrix --help')"},
 		{"only build has --tag", []string{"apply", "--tag", "x/y:z"},
 			"segdiff patches apply: apply does not take --tag (only build uses it); its flags: --manifest, --client, --source (see 'segdiff patches apply --help')"},
 		{"a misspelt flag", []string{"check", "--sourec", "x"},
@@ -199,7 +212,7 @@ func TestPatchesFlags(t *testing.T) {
 		{"a flag without its value", []string{"build", "--source"},
 			"segdiff patches build: flag needs an argument: -source (see 'segdiff patches build --help')"},
 		{"arguments", []string{"matrix", "extra"},
-			`segdiff patches matrix: unexpected arguments ["extra"] (its flags: --manifest) (see 'segdiff patches matrix --help')`},
+			`segdiff patches matrix: unexpected arguments ["extra"] (its flags: --manifest, --for-params) (see 'segdiff patches matrix --help')`},
 		{"a misspelt verb", []string{"chek"},
 			`segdiff patches: unknown subcommand "chek" (one of apply, build, check, claims, matrix); did you mean check? (see 'segdiff patches --help')`},
 	}

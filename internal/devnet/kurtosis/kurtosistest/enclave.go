@@ -60,6 +60,9 @@ type EnclaveConfig struct {
 	// execution_payload_available event this long after the completion its
 	// contract series carry: a client whose two sources disagree.
 	AvailableLag time.Duration
+	// NoBuilderRole gives the network's builder node the proposer role
+	// only, as on a devnet whose proposers build their own payloads.
+	NoBuilderRole bool
 }
 
 // The default fake chain: 6 epochs of 8 slots, so "the chain has finished
@@ -100,6 +103,9 @@ func StartEnclave(t testing.TB, cfg EnclaveConfig) *Enclave {
 			MetricsURL: n.MetricsURL, BeaconURL: bn.URL, Client: "fake"}
 		if n.Builder {
 			node.Roles = []devnet.Role{devnet.RoleBuilder, devnet.RoleProposer}
+			if cfg.NoBuilderRole {
+				node.Roles = []devnet.Role{devnet.RoleNode, devnet.RoleProposer}
+			}
 		}
 		if n.Datacenter {
 			node.LinkClass = devnet.LinkDatacenter
