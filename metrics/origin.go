@@ -83,12 +83,12 @@ var StandardReadings = []StandardReading{
 	{NamePayloadSize + `{encoding="compressed"}`, "signed execution payload envelope, snappy",
 		"snappy (block format, as gossip sends it) size of that SSZ: one copy of the message on the wire"},
 	{NameBlockArrivalTimestamp, TopicBlock + " event less " + ReceiveBlockSeries + "'s time for the block; else the " + TopicBlockGossip + " event",
-		"where the client exports " + ReceiveBlockSeries + " (Prysm), the block event's receipt less the time ReceiveBlock took for the slot's block (the summary's sum and count at the slot's boundaries; a slot in which it counted another number of blocks is a gap): every node has it for every block, its own proposal included; else the receipt of the node's block_gossip event (the block passed gossip validation), which a node does not emit for its own proposal"},
+		"where the client exports " + ReceiveBlockSeries + " (Prysm), the block event's receipt less the time ReceiveBlock took for the slot's block (the summary's sum and count at the slot's boundaries, read a twelfth of a slot before each; a slot in which it counted another number of blocks is a gap): every node has it for every block, its own proposal included; else the receipt of the node's block_gossip event (the block passed gossip validation), which a node does not emit for its own proposal"},
 	{NameBlockInstalledTimestamp, TopicBlock + " event", "receipt of the node's block event (the block was imported)"},
 	{NamePayloadGossip, TopicPayloadGossip + " event", "receipt of the node's execution_payload_gossip event (the envelope passed gossip validation)"},
 	{NameCompletedTimestamp, TopicPayloadAvailable + " event", "receipt of the node's execution_payload_available event (payload and blobs available, ready for the PTC)"},
 	{NameReceivedBytes + `{kind="data"}`, TopicBytesSeries + `{topic=~"execution_payload(_segment)?"} at slot boundaries`,
-		"the counter summed over the payload topics, sampled at the slot's start and the next slot's start: message data received during the slot; no control bytes"},
+		"the counter summed over the payload topics, sampled at the slot's start and the next slot's start (each read sent a twelfth of a slot before, while the nodes are idle): message data received during the slot; no control bytes"},
 }
 
 // Reading names what origin o reads for series in messages: the series
