@@ -190,12 +190,15 @@ func (g *Generator) readSchedule(ctx context.Context) error {
 	primary := g.p.endpoints[0]
 	next, ok, err := readNextFork(ctx, primary.Client, g.p.accounts[0].Address, g.probe())
 	switch {
-	case errors.Is(err, errNoSchedule):
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("via %s: %w", primary.Name, err)
+	case err != nil:
+		// An EL without eth_config, or without block overrides on
+		// eth_estimateGas, still runs the load: stuck transactions are
+		// replaced once blocks stop taking them (reconcile).
 		fmt.Fprintf(g.p.log, "load: %s: %v; a fork is noticed only from the EL's rejections and from transactions no block includes\n", primary.Name, err)
 		g.upcoming = nil
 		return nil
-	case err != nil:
-		return fmt.Errorf("via %s: %w", primary.Name, err)
 	case !ok:
 		g.upcoming = nil
 		return nil
