@@ -28,7 +28,7 @@ func init() {
 const devnetUsage = `usage:
   segdiff devnet up     --params FILE [--enclave NAME] [--package DIR] [--package-sources DIR] [--clients FILE] [--endpoints-dir DIR]
                         [--privileged] [--fresh] [--progress-slots N] [--stall-slots N] [--chain-timeout D]
-  segdiff devnet wait   [--enclave NAME] [--endpoints-dir DIR] [--payload-slots N] [--timeout D]
+  segdiff devnet wait   [--enclave NAME] [--endpoints-dir DIR] [--payload-slots N] [--from-slot S] [--timeout D]
   segdiff devnet down   [--enclave NAME] [--endpoints-dir DIR]
   segdiff devnet status [--enclave NAME] [--endpoints-dir DIR] [--json]
 Needs a Kurtosis engine (` + "`kurtosis engine start`" + `, Docker, CLI 1.20.x); see internal/devnet/kurtosis/README.md.
@@ -53,6 +53,7 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		progressSlots, stallSlots         *uint64
 		chainTimeout, waitTimeout         *time.Duration
 		payloadSlots                      *int
+		fromSlot                          *uint64
 	)
 	switch sub {
 	case "up":
@@ -68,6 +69,7 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		chainTimeout = fset.Duration("chain-timeout", 10*time.Minute, "how long to wait for chain progress after the package run")
 	case "wait":
 		payloadSlots = fset.Int("payload-slots", 3, "consecutive slots in which every CL must report execution_payload_available")
+		fromSlot = fset.Uint64("from-slot", 0, "the run of slots starts at this slot or later")
 		waitTimeout = fset.Duration("timeout", 15*time.Minute, "how long to wait (Gloas at epoch 1 comes 32 slots after genesis)")
 	case "down":
 	case "status":
@@ -126,7 +128,7 @@ func runDevnet(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		wctx, cancel := context.WithTimeout(ctx, *waitTimeout)
 		var r kurtosis.PayloadRun
-		r, err = kurtosis.WaitPayloads(wctx, e, *payloadSlots, stderr)
+		r, err = kurtosis.WaitPayloads(wctx, e, *payloadSlots, *fromSlot, stderr)
 		cancel()
 		if err == nil {
 			fmt.Fprintf(stdout, "enclave %s: execution_payload_available on all %d nodes in slots %d-%d\n", e.Enclave, len(r.Nodes), r.First, r.Last)

@@ -45,9 +45,9 @@ func (a *availability) add(node string, slot uint64) {
 	a.seen[node][slot] = true
 }
 
-// run returns the earliest run of n consecutive slots that every node
-// reported, if there is one.
-func (a *availability) run(n int) (PayloadRun, bool) {
+// run returns the earliest run of n consecutive slots from slot from on that
+// every node reported, if there is one.
+func (a *availability) run(n int, from uint64) (PayloadRun, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.nodes) == 0 || n <= 0 {
@@ -55,7 +55,7 @@ func (a *availability) run(n int) (PayloadRun, bool) {
 	}
 	var all []uint64
 	for slot := range a.seen[a.nodes[0]] {
-		if a.everyNode(slot) {
+		if slot >= from && a.everyNode(slot) {
 			all = append(all, slot)
 		}
 	}
@@ -125,10 +125,10 @@ func (h *availabilityHandler) State(s beacon.StreamState) {
 }
 
 // WaitPayloads holds every CL's /eth/v1/events (execution_payload_available)
-// until n consecutive slots were reported by every node, and returns that
-// run. It fails when ctx ends first, naming the newest slot and the nodes
-// that had not reported it. Progress goes to log once a slot.
-func WaitPayloads(ctx context.Context, e *Endpoints, n int, log io.Writer) (PayloadRun, error) {
+// until n consecutive slots from slot from on were reported by every node,
+// and returns that run. It fails when ctx ends first, naming the newest slot
+// and the nodes that had not reported it. Progress goes to log once a slot.
+func WaitPayloads(ctx context.Context, e *Endpoints, n int, from uint64, log io.Writer) (PayloadRun, error) {
 	if n <= 0 {
 		return PayloadRun{}, fmt.Errorf("wait for payloads: %d slots: want at least 1", n)
 	}
@@ -161,7 +161,7 @@ func WaitPayloads(ctx context.Context, e *Endpoints, n int, log io.Writer) (Payl
 	defer tick.Stop()
 	var lastNewest uint64
 	for {
-		if r, ok := a.run(n); ok {
+		if r, ok := a.run(n, from); ok {
 			fmt.Fprintf(log, "execution_payload_available on all %d nodes in slots %d-%d\n", len(names), r.First, r.Last)
 			return r, nil
 		}
@@ -171,8 +171,8 @@ func WaitPayloads(ctx context.Context, e *Endpoints, n int, log io.Writer) (Payl
 			if newest == 0 {
 				return PayloadRun{}, fmt.Errorf("wait for payloads: no node reported execution_payload_available (%w)", ctx.Err())
 			}
-			return PayloadRun{}, fmt.Errorf("wait for payloads: no %d consecutive slots on every node; newest slot %d, not reported by %s (%w)",
-				n, newest, strings.Join(lag, ", "), ctx.Err())
+			return PayloadRun{}, fmt.Errorf("wait for payloads: no %d consecutive slots from slot %d on every node; newest slot %d, not reported by %s (%w)",
+				n, from, newest, strings.Join(lag, ", "), ctx.Err())
 		case <-tick.C:
 			if newest, lag := a.lagging(); newest != lastNewest {
 				lastNewest = newest
