@@ -1,3 +1,4 @@
+@install
 Feature: Block-install delay
   Segments are only relayed once their block is installed, so the time from a
   block's arrival to its installation (payload_diffusion_block_installed_ minus

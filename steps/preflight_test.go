@@ -78,7 +78,7 @@ func TestPreflightFailsClosed(t *testing.T) {
 		{name: "unknown backend", backend: "kurtsis", tags: "@embedded", paths: []string{"../features"},
 			wantErr: []string{`unknown devnet backend "kurtsis"`, fakeBackend}, is: devnet.ErrUnknownBackend},
 		{name: "unknown tag", backend: fakeBackend, tags: "@embeded && ~@slow", paths: []string{"../features"},
-			wantErr: []string{"names @embeded, which no feature", "known tags: @broken @bytes @contract @embedded @extended @health @kurtosis @mixed @scale @slow @stress"}},
+			wantErr: []string{"names @embeded, which no feature", "known tags: @broken @bytes @contract @embedded @extended @health @install @kurtosis @mixed @scale @slow @stress"}},
 		{name: "unknown negated tag", backend: fakeBackend, tags: "@embedded && ~@slwo", paths: []string{"../features"},
 			wantErr: []string{"names @slwo"}},
 		{name: "another syntax", backend: fakeBackend, tags: "@embedded and not @slow", paths: []string{"../features"},
